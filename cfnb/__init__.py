@@ -1,0 +1,159 @@
+"""cfnb: TensorFlow's graph-mode control flow, re-implemented on numpy so that it can be watched.
+
+`import cfnb as tf` runs the tf.compat.v1 graph-mode programs it covers unchanged: build a graph
+with placeholders, constants, math ops, `cond` and `while_loop`, then `Session.run` it. With control
+flow v1 (the default) `cond`/`while_loop` emit Switch/Merge/Enter/Exit/NextIteration; the
+tagged-token executor runs them by TensorFlow's own rules.
+
+In IPython/Jupyter, `%load_ext cfnb` registers the `%%whileloop` cell magic.
+"""
+import sys as _sys
+
+from . import nn
+from .framework import dtypes, errors, nest
+from .framework.dtypes import (
+    DType,
+    as_dtype,
+    bool_,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int32,
+    int64,
+    resource,
+    string,
+    variant,
+)
+from .framework.ops import (
+    Graph,
+    Operation,
+    Tensor,
+    control_dependencies,
+    convert_to_tensor,
+    device,
+    get_default_graph,
+    name_scope,
+    reset_default_graph,
+)
+from .framework.registry import RegisterGradient
+from .framework.tensor_shape import TensorShape
+from .ops.array_ops import (
+    concat,
+    constant,
+    expand_dims,
+    fill,
+    gather,
+    identity,
+    newaxis,
+    no_op,
+    ones,
+    ones_like,
+    placeholder,
+    placeholder_with_default,
+    range,
+    rank,
+    reshape,
+    shape,
+    size,
+    squeeze,
+    stack,
+    stop_gradient,
+    transpose,
+    unstack,
+    where,
+    zeros,
+    zeros_like,
+)
+from .ops.array_ops import cast
+from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
+from .ops.control_flow_v2_toggles import control_flow_v2_enabled, disable_control_flow_v2, enable_control_flow_v2
+from .ops.logging_ops import Assert, Print
+from .ops.math_ops import (
+    abs,
+    add,
+    add_n,
+    cos,
+    div,
+    div_no_nan,
+    divide,
+    equal,
+    exp,
+    floor,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    log,
+    log1p,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    matmul,
+    maximum,
+    minimum,
+    mod,
+    multiply,
+    negative,
+    not_equal,
+    pow,
+    reciprocal,
+    reduce_all,
+    reduce_any,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sqrt,
+    square,
+    squared_difference,
+    subtract,
+    tanh,
+    truediv,
+)
+from .ops.tensor_array_ops import TensorArray
+from .ops.variables import (
+    Variable,
+    assign,
+    constant_initializer,
+    get_variable,
+    global_variables,
+    global_variables_initializer,
+    ones_initializer,
+    random_normal_initializer,
+    trainable_variables,
+    variables_initializer,
+    zeros_initializer,
+)
+from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
+
+bool = bool_  # noqa: A001 - `tf.bool`
+tuple = tuple_  # noqa: A001 - `tf.tuple`
+
+__version__ = "0.1.0"
+
+
+class _Compat:
+    """`cfnb.compat.v1` is cfnb itself, so `tf.compat.v1.while_loop` works after `import cfnb as tf`."""
+
+    @property
+    def v1(self):
+        return _sys.modules[__name__]
+
+
+compat = _Compat()
+
+
+def load_ipython_extension(ipython):
+    """`%load_ext cfnb`: register the notebook layer's magics (it is imported only here)."""
+    from magics import load_ipython_extension as _load
+    _load(ipython)

@@ -1,0 +1,1 @@
+"""Graph-building machinery: dtypes, shapes, nested structures, Graph/Operation/Tensor, the op registry."""

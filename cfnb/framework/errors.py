@@ -1,0 +1,53 @@
+"""Run-time errors, named as TensorFlow names them (`tf.errors.*`).
+
+Each carries the node it came from; the executor adds the frame and iteration, so a student sees
+*where in the loop* something went wrong: `... [[node while/truediv, frame while/while_context,
+iteration 3]]`.
+"""
+
+
+class OpError(Exception):
+    def __init__(self, node_def, op, message):
+        super().__init__(message)
+        self.node_def = node_def
+        self.op = op
+        self.message = message
+
+    def __str__(self):
+        return self.message
+
+
+class CancelledError(OpError):
+    pass
+
+
+class InvalidArgumentError(OpError):
+    pass
+
+
+class DeadlineExceededError(OpError):
+    pass
+
+
+class NotFoundError(OpError):
+    pass
+
+
+class FailedPreconditionError(OpError):
+    pass
+
+
+class OutOfRangeError(OpError):
+    pass
+
+
+class UnimplementedError(OpError):
+    pass
+
+
+class InternalError(OpError):
+    pass
+
+
+class ResourceExhaustedError(OpError):
+    pass

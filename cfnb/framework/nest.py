@@ -1,0 +1,120 @@
+"""Nested structures of tensors (lists, tuples, namedtuples, dicts), as `tf.nest` treats them.
+
+`while_loop` and `cond` flatten their arguments to a list of tensors, build the graph on the flat
+list, and pack the results back into the caller's structure; structure checks happen here.
+Dicts flatten in sorted-key order, exactly as TensorFlow does.
+"""
+from collections.abc import Mapping
+
+
+def _is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def is_nested(x):
+    return isinstance(x, (list, tuple, Mapping))
+
+
+def _children(x):
+    if isinstance(x, Mapping):
+        return [x[k] for k in sorted(x)]
+    return list(x)
+
+
+def flatten(structure):
+    if not is_nested(structure):
+        return [structure]
+    out = []
+    for child in _children(structure):
+        out.extend(flatten(child))
+    return out
+
+
+def _rebuild(template, children):
+    if isinstance(template, Mapping):
+        keys = sorted(template)
+        result = dict(zip(keys, children))
+        return type(template)((k, result[k]) for k in template) if type(template) is not dict else \
+            {k: result[k] for k in template}
+    if _is_namedtuple(template):
+        return type(template)(*children)
+    if isinstance(template, tuple):
+        return tuple(children)
+    return list(children)
+
+
+def pack_sequence_as(structure, flat_sequence):
+    flat_sequence = list(flat_sequence)
+    if not is_nested(structure):
+        if len(flat_sequence) != 1:
+            raise ValueError(f"Structure is a scalar but len(flat_sequence) == {len(flat_sequence)} > 1")
+        return flat_sequence[0]
+    n = len(flatten(structure))
+    if n != len(flat_sequence):
+        raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had "
+                         f"{len(flat_sequence)} items.")
+    pos = 0
+
+    def build(s):
+        nonlocal pos
+        if not is_nested(s):
+            pos += 1
+            return flat_sequence[pos - 1]
+        return _rebuild(s, [build(c) for c in _children(s)])
+
+    return build(structure)
+
+
+def map_structure(fn, *structures):
+    flats = [flatten(s) for s in structures]
+    for s in structures[1:]:
+        assert_same_structure(structures[0], s)
+    return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+
+
+def _structure_error(a, b, why):
+    return ValueError("The two structures don't have the same nested structure.\n\n"
+                      f"First structure: {_describe(a)}\n\nSecond structure: {_describe(b)}\n\n"
+                      f"More specifically: {why}")
+
+
+def _describe(x):
+    if not is_nested(x):
+        return "."
+    if isinstance(x, Mapping):
+        return "{" + ", ".join(f"{k!r}: {_describe(x[k])}" for k in sorted(x)) + "}"
+    inner = ", ".join(_describe(c) for c in x)
+    if _is_namedtuple(x):
+        return f"{type(x).__name__}({inner})"
+    return f"({inner})" if isinstance(x, tuple) else f"[{inner}]"
+
+
+def assert_same_structure(a, b, check_types=True):
+    """Raise ValueError (TF's message) unless `a` and `b` nest the same way.
+
+    With `check_types`, a list and a tuple differ, as do two namedtuple types; like TF, a
+    list/tuple at the same place is tolerated when check_types=False.
+    """
+    if is_nested(a) != is_nested(b):
+        raise _structure_error(a, b, f"Substructure {_describe(a if is_nested(a) else b)} is a sequence, "
+                                     f"while the other is not.")
+    if not is_nested(a):
+        return
+    if isinstance(a, Mapping) != isinstance(b, Mapping):
+        raise _structure_error(a, b, "a dict is compared with a non-dict.")
+    if isinstance(a, Mapping):
+        if sorted(a) != sorted(b):
+            raise _structure_error(a, b, f"The two dictionaries don't have the same set of keys: "
+                                         f"{sorted(a)} and {sorted(b)}.")
+    elif check_types:
+        if _is_namedtuple(a) or _is_namedtuple(b):
+            if type(a) is not type(b):
+                raise _structure_error(a, b, f"The two namedtuples don't have the same sequence type: "
+                                             f"{type(a).__name__} and {type(b).__name__}.")
+        elif isinstance(a, tuple) != isinstance(b, tuple):
+            raise _structure_error(a, b, f"A {type(a).__name__} is compared with a {type(b).__name__}.")
+    if len(a) != len(b):
+        raise _structure_error(a, b, f"The two structures don't have the same number of elements: "
+                                     f"{len(a)} and {len(b)}.")
+    for x, y in zip(_children(a), _children(b)):
+        assert_same_structure(x, y, check_types)

@@ -1,0 +1,63 @@
+"""The op registry: each op type is defined once, with everything the layers above need.
+
+An `OpDef` holds
+  * `infer(op)`   -> [(dtype, TensorShape), ...] for the outputs (graph-build time),
+  * `kernel(op)`  -> a function of the input values returning the output value (or a tuple
+                     when the op has several outputs); called once per node when a graph is
+                     compiled, so attributes are read once, not on every firing,
+  * `stateful`    -> the op touches state (variables, stacks, TensorArrays) and is never pruned
+                     into or cloned,
+  * a slot for its gradient, filled by `cfnb.gradients` with `RegisterGradient`.
+This mirrors TensorFlow's split between REGISTER_OP (shape function) and REGISTER_KERNEL_BUILDER.
+"""
+
+_REGISTRY = {}
+
+
+class OpDef:
+    __slots__ = ("type", "infer", "kernel", "stateful", "multi_output", "grad")
+
+    def __init__(self, type, infer, kernel, stateful=False, multi_output=False):
+        self.type = type
+        self.infer = infer
+        self.kernel = kernel
+        self.stateful = stateful
+        self.multi_output = multi_output
+        self.grad = None
+
+
+def register_op(type, infer, kernel=None, stateful=False, multi_output=False):
+    if type in _REGISTRY:
+        raise KeyError(f"Op type {type!r} is registered twice")
+    _REGISTRY[type] = OpDef(type, infer, kernel, stateful, multi_output)
+    return _REGISTRY[type]
+
+
+def get_op_def(type):
+    try:
+        return _REGISTRY[type]
+    except KeyError:
+        raise KeyError(f"No op named {type!r} is registered in cfnb") from None
+
+
+def registered_types():
+    return sorted(_REGISTRY)
+
+
+class RegisterGradient:
+    """Decorator: `@RegisterGradient("Tanh") def _tanh_grad(op, grad): ...`, as in TensorFlow."""
+
+    def __init__(self, op_type):
+        self._op_type = op_type
+
+    def __call__(self, fn):
+        get_op_def(self._op_type).grad = fn
+        return fn
+
+
+def NotDifferentiable(op_type):  # noqa: N802 - TensorFlow's name
+    get_op_def(op_type).grad = "none"
+
+
+def get_gradient_function(op):
+    return get_op_def(op.type).grad

@@ -1,0 +1,1 @@
+"""Reverse-mode gradients (control-flow gradients arrive with the gradients issue)."""

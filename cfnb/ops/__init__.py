@@ -1,0 +1,1 @@
+"""Op definitions and their Python wrappers, control-flow builders included."""

@@ -1,0 +1,578 @@
+"""Array ops: constants, placeholders, shapes, slicing, stacking; each with its numpy kernel.
+
+Every op is registered once (`register_op`) with its shape/dtype inference and kernel; the
+Python wrappers below build nodes through `apply_op`, so names follow TensorFlow's scheme.
+"""
+import builtins
+
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.op_def_library import apply_op
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+
+# ---------------------------------------------------------------------------------------------
+# helpers shared by shape functions
+
+
+def _in(op, i):
+    return op._inputs[i]
+
+
+def _const_value(t):
+    """The value of `t` when it is known at graph-build time (a Const, or Shape of a known shape)."""
+    op = t.op
+    if op.type == "Const":
+        return op.get_attr("value")
+    if op.type == "Shape" and op._inputs[0].shape.is_fully_defined():
+        return np.array(op._inputs[0].shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
+    if op.type == "Pack":
+        vals = [_const_value(x) for x in op._inputs]
+        if all(v is not None for v in vals):
+            return np.stack(vals, axis=op.get_attr("axis"))
+    if op.type == "Identity":
+        return _const_value(op._inputs[0])
+    return None
+
+
+def _same(op):
+    x = _in(op, 0)
+    return [(x.dtype, x.shape)]
+
+
+def _as_value(value):
+    """Kernels return numpy scalars for rank 0 (like TF's fetched scalars), arrays otherwise."""
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
+
+
+# ---------------------------------------------------------------------------------------------
+# Const, Placeholder, Identity and friends
+
+register_op("Const", lambda op: [(op.get_attr("dtype"), TensorShape(np.shape(op.get_attr("value"))))],
+            lambda op: (lambda v: (lambda: v))(op.get_attr("value")))
+
+
+def constant(value, dtype=None, shape=None, name="Const"):
+    """A Const op holding `value` (converted with TensorFlow's dtype rules)."""
+    from ..framework.ops import _check_value_fits, infer_dtype
+    if isinstance(value, Tensor):
+        raise TypeError(f"constant() expects a Python or numpy value, got the Tensor {value.name}")
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value)
+    _check_value_fits(value, dtype)
+    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
+    if shape is not None:
+        shape = list(shape)
+        if arr.size == 1 and int(np.prod(shape)) != 1:
+            arr = np.full(shape, arr.reshape(()), dtype=arr.dtype)
+        else:
+            if arr.size != int(np.prod(shape)):
+                raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
+            arr = arr.reshape(shape)
+    arr = _as_value(arr.copy())
+    g = get_default_graph()
+    return g.create_op("Const", [], {"value": arr, "dtype": dtype}, name=name).outputs[0]
+
+
+register_op("Placeholder", lambda op: [(op.get_attr("dtype"), op.get_attr("shape"))], None)
+register_op("PlaceholderWithDefault", lambda op: [(_in(op, 0).dtype, op.get_attr("shape"))],
+            lambda op: lambda x: x)
+
+
+def placeholder(dtype, shape=None, name=None):
+    """A value fed at `Session.run` time; the feed's dtype and shape are checked against these."""
+    g = get_default_graph()
+    return g.create_op("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
+                       name=name or "Placeholder").outputs[0]
+
+
+def placeholder_with_default(input, shape, name=None):
+    return apply_op("PlaceholderWithDefault", [("input", input)], {"shape": as_shape(shape)}, name=name)\
+        .outputs[0]
+
+
+register_op("Identity", _same, lambda op: lambda x: x)
+register_op("StopGradient", _same, lambda op: lambda x: x)
+register_op("NoOp", lambda op: [], lambda op: lambda *a: None)
+
+
+def identity(input, name=None):
+    if hasattr(input, "_as_identity"):
+        return input._as_identity(name)
+    return apply_op("Identity", [("input", input)], name=name, default_name="Identity").outputs[0]
+
+
+def stop_gradient(input, name=None):
+    return apply_op("StopGradient", [("input", input)], name=name, default_name="StopGradient").outputs[0]
+
+
+def no_op(name=None):
+    return get_default_graph().create_op("NoOp", [], name=name or "NoOp")
+
+
+# ---------------------------------------------------------------------------------------------
+# shapes
+
+
+def _shape_out(op):
+    return [(op.get_attr("out_type"), TensorShape([_in(op, 0).shape.ndims]))]
+
+
+register_op("Shape", _shape_out,
+            lambda op: (lambda dt: lambda x: np.array(np.shape(x), dtype=dt))(
+                op.get_attr("out_type").as_numpy_dtype))
+register_op("Size", lambda op: [(op.get_attr("out_type"), TensorShape([]))],
+            lambda op: (lambda dt: lambda x: dt(np.size(x)))(op.get_attr("out_type").as_numpy_dtype))
+register_op("Rank", lambda op: [(dtypes.int32, TensorShape([]))], lambda op: lambda x: np.int32(np.ndim(x)))
+
+
+def shape(input, name=None, out_type=dtypes.int32):
+    return apply_op("Shape", [("input", input)], {"out_type": dtypes.as_dtype(out_type)}, name=name,
+                    default_name="Shape").outputs[0]
+
+
+def size(input, name=None, out_type=dtypes.int32):
+    return apply_op("Size", [("input", input)], {"out_type": dtypes.as_dtype(out_type)}, name=name,
+                    default_name="Size").outputs[0]
+
+
+def rank(input, name=None):
+    return apply_op("Rank", [("input", input)], name=name, default_name="Rank").outputs[0]
+
+
+def _reshape_infer(op):
+    x, s = _in(op, 0), _in(op, 1)
+    val = _const_value(s)
+    if val is None:
+        n = s.shape[0] if s.shape.ndims else None
+        return [(x.dtype, TensorShape(None if n is None else [None] * n))]
+    dims = [int(d) for d in np.reshape(val, -1)]
+    if -1 in dims:
+        total = x.shape.num_elements()
+        known = int(np.prod([d for d in dims if d != -1]))
+        dims = [(total // known if total is not None and known else None) if d == -1 else d for d in dims]
+    elif x.shape.is_fully_defined() and int(np.prod(dims)) != x.shape.num_elements():
+        raise ValueError(f"Cannot reshape a tensor with {x.shape.num_elements()} elements to shape {dims} "
+                         f"({int(np.prod(dims))} elements) for '{op.name}'")
+    return [(x.dtype, TensorShape(dims))]
+
+
+register_op("Reshape", _reshape_infer, lambda op: lambda x, s: np.reshape(x, s))
+
+
+def reshape(tensor, shape, name=None):
+    return apply_op("Reshape", [("tensor", tensor), ("shape", shape)], name=name, default_name="Reshape",
+                    dtypes={"shape": dtypes.int32}).outputs[0]
+
+
+def _expand_infer(op):
+    x = _in(op, 0)
+    axis = _const_value(_in(op, 1))
+    if x.shape.ndims is None or axis is None:
+        return [(x.dtype, TensorShape(None))]
+    dims = x.shape.as_list()
+    a = int(axis)
+    a = a if a >= 0 else len(dims) + 1 + a
+    return [(x.dtype, TensorShape(dims[:a] + [1] + dims[a:]))]
+
+
+register_op("ExpandDims", _expand_infer, lambda op: lambda x, a: np.expand_dims(x, int(a)))
+
+
+def expand_dims(input, axis, name=None):
+    return apply_op("ExpandDims", [("input", input), ("dim", axis)], name=name, default_name="ExpandDims",
+                    dtypes={"dim": dtypes.int32}).outputs[0]
+
+
+def _squeeze_infer(op):
+    x = _in(op, 0)
+    axes = op.get_attr("squeeze_dims")
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))]
+    dims = x.shape.as_list()
+    n = len(dims)
+    axes = [a % n for a in axes]
+    out = [d for i, d in enumerate(dims) if not ((i in axes) if axes else d == 1)]
+    return [(x.dtype, TensorShape(out))]
+
+
+register_op("Squeeze", _squeeze_infer,
+            lambda op: (lambda ax: lambda x: np.squeeze(x, axis=ax) if ax else np.squeeze(x))(
+                tuple(op.get_attr("squeeze_dims")) or None))
+
+
+def squeeze(input, axis=None, name=None):
+    axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    return apply_op("Squeeze", [("input", input)], {"squeeze_dims": axis}, name=name,
+                    default_name="Squeeze").outputs[0]
+
+
+def _transpose_infer(op):
+    x = _in(op, 0)
+    perm = _const_value(_in(op, 1))
+    if x.shape.ndims is None or perm is None:
+        return [(x.dtype, TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims))]
+    return [(x.dtype, TensorShape([x.shape[int(p)] for p in perm]))]
+
+
+register_op("Transpose", _transpose_infer, lambda op: lambda x, p: np.transpose(x, p))
+
+
+def transpose(a, perm=None, name="transpose"):
+    with get_default_graph().name_scope(name) as scope:
+        a = convert_to_tensor(a, name="a")
+        if perm is None:
+            if a.shape.ndims is None:
+                raise ValueError("transpose without perm needs a known rank")
+            perm = list(range(a.shape.ndims))[::-1]
+        return apply_op("Transpose", [("x", a), ("perm", perm)], name=scope,
+                        dtypes={"perm": dtypes.int32}).outputs[0]
+
+
+def _fill_infer(op):
+    dims = _const_value(_in(op, 0))
+    v = _in(op, 1)
+    if dims is None:
+        n = _in(op, 0).shape[0] if _in(op, 0).shape.ndims else None
+        return [(v.dtype, TensorShape(None if n is None else [None] * n))]
+    return [(v.dtype, TensorShape([int(d) for d in dims]))]
+
+
+register_op("Fill", _fill_infer, lambda op: lambda d, v: np.full(tuple(d), v, dtype=np.asarray(v).dtype))
+
+
+def fill(dims, value, name=None):
+    return apply_op("Fill", [("dims", dims), ("value", value)], name=name, default_name="Fill",
+                    dtypes={"dims": dtypes.int32}).outputs[0]
+
+
+def _zeros_or_ones(fill_value, shape, dtype, name):
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(shape, Tensor):
+        with get_default_graph().name_scope(name) as scope:
+            return fill(shape, constant(fill_value, dtype=dtype), name=scope)
+    shape = list(shape) if not isinstance(shape, int) else [shape]
+    return constant(np.full(shape, fill_value, dtype=dtype.as_numpy_dtype), dtype=dtype, name=name)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    return _zeros_or_ones(0, shape, dtype, name or "zeros")
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    return _zeros_or_ones(1, shape, dtype, name or "ones")
+
+
+register_op("ZerosLike", _same, lambda op: lambda x: np.zeros_like(x))
+register_op("OnesLike", _same, lambda op: lambda x: np.ones_like(x))
+
+
+def zeros_like(tensor, dtype=None, name=None):
+    t = apply_op("ZerosLike", [("x", tensor)], name=name, default_name="zeros_like").outputs[0]
+    return t if dtype is None or dtypes.as_dtype(dtype) == t.dtype else cast(t, dtype)
+
+
+def ones_like(tensor, dtype=None, name=None):
+    t = apply_op("OnesLike", [("x", tensor)], name=name, default_name="ones_like").outputs[0]
+    return t if dtype is None or dtypes.as_dtype(dtype) == t.dtype else cast(t, dtype)
+
+
+register_op("Cast", lambda op: [(op.get_attr("DstT"), _in(op, 0).shape)],
+            lambda op: (lambda dt: lambda x: _as_value(np.asarray(x).astype(dt)))(
+                op.get_attr("DstT").as_numpy_dtype))
+
+
+def cast(x, dtype, name=None):
+    dtype = dtypes.as_dtype(dtype)
+    with get_default_graph().name_scope(name or "Cast") as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype == dtype:
+            return x
+        return apply_op("Cast", [("x", x)], {"SrcT": x.dtype, "DstT": dtype}, name=scope).outputs[0]
+
+
+def _range_infer(op):
+    vals = [_const_value(_in(op, i)) for i in range(3)]
+    dt = _in(op, 0).dtype
+    if any(v is None for v in vals):
+        return [(dt, TensorShape([None]))]
+    return [(dt, TensorShape([len(np.arange(*[v.item() for v in vals]))]))]
+
+
+register_op("Range", _range_infer, lambda op: lambda s, l, d: np.arange(s, l, d, dtype=np.asarray(s).dtype))
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name
+    if limit is None:
+        start, limit = 0, start
+    with get_default_graph().name_scope(name) as scope:
+        vals = [start, limit, delta]
+        tensors = [v for v in vals if isinstance(v, Tensor)]
+        dt = dtypes.as_dtype(dtype) if dtype is not None else (
+            tensors[0].dtype if tensors else max((convert_dtype(v) for v in vals), key=_rank_dtype))
+        start, limit, delta = (cast(convert_to_tensor(v, name=n, dtype_hint=dt), dt)
+                               for v, n in zip(vals, ("start", "limit", "delta")))
+        return apply_op("Range", [("start", start), ("limit", limit), ("delta", delta)], name=scope,
+                        same_type=("start", "limit", "delta")).outputs[0]
+
+
+def convert_dtype(v):
+    from ..framework.ops import infer_dtype
+    return infer_dtype(v)
+
+
+def _rank_dtype(dt):
+    return [dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64].index(dt) if dt in (
+        dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64) else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# stacking, concatenation, gathering, slicing
+
+
+def _pack_infer(op):
+    xs = op._inputs
+    axis = op.get_attr("axis")
+    base = xs[0].shape
+    for x in xs[1:]:
+        base = base.merge_with(x.shape)
+    if base.ndims is None:
+        return [(xs[0].dtype, TensorShape(None))]
+    dims = base.as_list()
+    a = axis if axis >= 0 else len(dims) + 1 + axis
+    return [(xs[0].dtype, TensorShape(dims[:a] + [len(xs)] + dims[a:]))]
+
+
+register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: np.stack(xs, axis=a))(op.get_attr("axis")))
+
+
+def stack(values, axis=0, name="stack"):
+    with get_default_graph().name_scope(name) as scope:
+        tensors = [v for v in values if isinstance(v, Tensor)]
+        hint = tensors[0].dtype if tensors else None
+        values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
+        for v in values[1:]:
+            if v.dtype != values[0].dtype:
+                raise TypeError(f"stack: all values must have the same dtype; got {values[0].dtype.name} "
+                                f"and {v.dtype.name}")
+        return get_default_graph().create_op("Pack", values, {"axis": axis, "N": len(values)},
+                                             name=scope).outputs[0]
+
+
+def _unpack_infer(op):
+    x = op._inputs[0]
+    axis = op.get_attr("axis")
+    num = op.get_attr("num")
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))] * num
+    dims = x.shape.as_list()
+    del dims[axis]
+    return [(x.dtype, TensorShape(dims))] * num
+
+
+register_op("Unpack", _unpack_infer,
+            lambda op: (lambda a: lambda x: tuple(_as_value(v) for v in np.moveaxis(np.asarray(x), a, 0)))(
+                op.get_attr("axis")), multi_output=True)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    value = convert_to_tensor(value)
+    if num is None:
+        if value.shape.ndims is None or value.shape[axis] is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
+        num = value.shape[axis]
+    axis = axis if axis >= 0 else value.shape.ndims + axis
+    return apply_op("Unpack", [("value", value)], {"num": num, "axis": axis}, name=name).outputs
+
+
+def _concat_infer(op):
+    xs = op._inputs[:-1]
+    axis = _const_value(op._inputs[-1])
+    ranks = [x.shape.ndims for x in xs if x.shape.ndims is not None]
+    if not ranks:
+        return [(xs[0].dtype, TensorShape(None))]
+    n = ranks[0]
+    if axis is None:
+        return [(xs[0].dtype, TensorShape([None] * n))]
+    a = int(axis) % n
+    dims = [None] * n
+    total = 0
+    for x in xs:
+        if x.shape.ndims is None:
+            total = None
+            continue
+        for i in builtins.range(n):
+            if i != a and dims[i] is None:
+                dims[i] = x.shape[i]
+        total = None if total is None or x.shape[a] is None else total + x.shape[a]
+    dims[a] = total
+    return [(xs[0].dtype, TensorShape(dims))]
+
+
+register_op("ConcatV2", _concat_infer, lambda op: lambda *xs: np.concatenate(xs[:-1], axis=int(xs[-1])))
+
+
+def concat(values, axis, name="concat"):
+    if len(values) == 1:
+        with get_default_graph().name_scope(name) as scope:
+            return identity(values[0], name=scope)
+    with get_default_graph().name_scope(name) as scope:
+        tensors = [v for v in values if isinstance(v, Tensor)]
+        hint = tensors[0].dtype if tensors else None
+        values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
+        for v in values[1:]:
+            if v.dtype != values[0].dtype:
+                raise TypeError(f"concat: all values must have the same dtype; got {values[0].dtype.name} "
+                                f"and {v.dtype.name}")
+        axis = convert_to_tensor(axis, name="axis", dtype=dtypes.int32)
+        return get_default_graph().create_op("ConcatV2", values + [axis], {"N": len(values)},
+                                             name=scope).outputs[0]
+
+
+def _gather_infer(op):
+    params, indices = op._inputs[0], op._inputs[1]
+    axis = _const_value(op._inputs[2])
+    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
+        return [(params.dtype, TensorShape(None))]
+    p = params.shape.as_list()
+    a = int(axis) % len(p)
+    return [(params.dtype, TensorShape(p[:a] + indices.shape.as_list() + p[a + 1:]))]
+
+
+def _gather_kernel(op):
+    def gather(params, indices, axis):
+        params = np.asarray(params)
+        idx = np.asarray(indices)
+        a = int(axis)
+        n = params.shape[a]
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = idx[(idx < 0) | (idx >= n)].reshape(-1)[0]
+            raise IndexError(f"indices = {bad} is not in [0, {n})")
+        return _as_value(np.take(params, idx, axis=a))
+    return gather
+
+
+register_op("GatherV2", _gather_infer, _gather_kernel)
+
+
+def gather(params, indices, axis=0, name=None):
+    return apply_op("GatherV2", [("params", params), ("indices", indices), ("axis", axis)], name=name,
+                    default_name="GatherV2", dtypes={"axis": dtypes.int32}).outputs[0]
+
+
+def _strided_slice_infer(op):
+    x = op._inputs[0]
+    spec = op.get_attr("spec")
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))]
+    dims = []
+    i = 0
+    for item in spec:
+        if item is None:
+            dims.append(1)
+        elif item is Ellipsis:
+            rest = sum(1 for s in spec if s is not None and s is not Ellipsis)
+            n_ell = x.shape.ndims - rest
+            dims.extend(x.shape.as_list()[i:i + n_ell])
+            i += n_ell
+        elif isinstance(item, slice):
+            d = x.shape[i]
+            dims.append(None if d is None or any(isinstance(v, Tensor) for v in (item.start, item.stop, item.step))
+                        else len(builtins.range(*item.indices(d))))
+            i += 1
+        else:
+            i += 1
+    dims.extend(x.shape.as_list()[i:])
+    return [(x.dtype, TensorShape(dims))]
+
+
+def _strided_slice_kernel(op):
+    spec = op.get_attr("spec")
+    tensor_slots = op.get_attr("tensor_slots")
+
+    def strided_slice(x, *dynamic):
+        key = list(spec)
+        for (pos, field), v in zip(tensor_slots, dynamic):
+            v = int(v)
+            if field == "index":
+                key[pos] = v
+            else:
+                s = key[pos]
+                parts = {"start": s.start, "stop": s.stop, "step": s.step}
+                parts[field] = v
+                key[pos] = slice(parts["start"], parts["stop"], parts["step"])
+        x = np.asarray(x)
+        for k, item in enumerate(key):
+            if isinstance(item, int):
+                d = x.shape[sum(1 for s in key[:k] if s is not None)]
+                if not -d <= item < d:
+                    raise IndexError(f"slice index {item} of dimension {k} out of bounds.")
+        return _as_value(x[tuple(key)])
+    return strided_slice
+
+
+register_op("StridedSlice", _strided_slice_infer, _strided_slice_kernel)
+
+
+def _getitem(tensor, key):
+    """`t[1:3, 0]`, `t[..., None]`, `t[i]` with tensor indices: one StridedSlice op."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    spec, dynamic, slots = [], [], []
+    for pos, item in enumerate(key):
+        if isinstance(item, slice):
+            parts = {}
+            for field in ("start", "stop", "step"):
+                v = getattr(item, field)
+                if isinstance(v, Tensor):
+                    slots.append((pos, field))
+                    dynamic.append(v)
+                    v = 0
+                parts[field] = v
+            spec.append(slice(parts["start"], parts["stop"], parts["step"]))
+        elif item is None or item is Ellipsis:
+            spec.append(item)
+        elif isinstance(item, Tensor):
+            slots.append((pos, "index"))
+            dynamic.append(item)
+            spec.append(0)
+        elif isinstance(item, (int, np.integer)):
+            spec.append(int(item))
+        else:
+            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
+                            f"int32 tensors are valid indices, got {item!r}")
+    with get_default_graph().name_scope("strided_slice") as scope:
+        return apply_op("StridedSlice", [("input", tensor)] + [(f"index_{i}", d) for i, d in enumerate(dynamic)],
+                        {"spec": tuple(spec), "tensor_slots": tuple(slots)}, name=scope).outputs[0]
+
+
+Tensor.__getitem__ = _getitem
+
+
+# ---------------------------------------------------------------------------------------------
+# where (select)
+
+
+def _select_infer(op):
+    from .math_ops import broadcast_shapes
+    c, x, y = op._inputs
+    return [(x.dtype, broadcast_shapes(broadcast_shapes(c.shape, x.shape, op), y.shape, op))]
+
+
+register_op("SelectV2", _select_infer, lambda op: lambda c, x, y: _as_value(np.where(c, x, y)))
+register_op("Where", lambda op: [(dtypes.int64, TensorShape([None, op._inputs[0].shape.ndims]))],
+            lambda op: lambda c: np.argwhere(c).astype(np.int64))
+
+
+def where(condition, x=None, y=None, name=None):
+    if x is None and y is None:
+        return apply_op("Where", [("condition", condition)], name=name, default_name="Where",
+                        dtypes={"condition": dtypes.bool_}).outputs[0]
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    return apply_op("SelectV2", [("condition", condition), ("t", x), ("e", y)], name=name,
+                    default_name="SelectV2", same_type=("t", "e"), dtypes={"condition": dtypes.bool_}).outputs[0]
+
+
+newaxis = None

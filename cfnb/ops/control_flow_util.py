@@ -1,0 +1,113 @@
+"""Small predicates about control-flow ops and contexts (TensorFlow's `control_flow_util.py`)."""
+
+
+def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side by side
+    return op.type in ("Switch", "RefSwitch")
+
+
+def IsMerge(op):  # noqa: N802
+    return op.type in ("Merge", "RefMerge")
+
+
+def IsLoopEnter(op):  # noqa: N802
+    return op.type in ("Enter", "RefEnter")
+
+
+def IsLoopConstantEnter(op):  # noqa: N802
+    return IsLoopEnter(op) and op.get_attr("is_constant")
+
+
+def IsLoopExit(op):  # noqa: N802
+    return op.type in ("Exit", "RefExit")
+
+
+def IsNextIteration(op):  # noqa: N802
+    return op.type in ("NextIteration", "RefNextIteration")
+
+
+def IsLoopSwitch(op):  # noqa: N802
+    """A Switch whose predicate is a loop's LoopCond (as opposed to a cond's Switch)."""
+    if IsSwitch(op):
+        ctxt = op._control_flow_context
+        return ctxt is not None and ctxt.IsWhileContext() and not IsCondSwitch(op)
+    return False
+
+
+def IsCondSwitch(op):  # noqa: N802
+    if not IsSwitch(op):
+        return False
+    if not op.outputs:
+        return False
+    # A cond Switch's consumers live in a CondContext (or it feeds a Merge of a cond directly).
+    is_cond_switch = True
+    for o in op.outputs:
+        for c in o.consumers():
+            ctxt = c._control_flow_context
+            if IsLoopEnter(c):
+                ctxt = ctxt.outer_context if ctxt is not None else None
+            is_cond_switch = is_cond_switch and (ctxt is not None and ctxt.IsCondContext())
+    return is_cond_switch
+
+
+def GetOutputContext(op):  # noqa: N802
+    """The context an op's outputs live in: an Exit's outputs belong to the loop's outer context."""
+    ctxt = op._control_flow_context
+    if ctxt is not None and IsLoopExit(op):
+        ctxt = ctxt.outer_context
+    return ctxt
+
+
+def GetWhileContext(op):  # noqa: N802
+    ctxt = op._control_flow_context
+    if ctxt:
+        ctxt = ctxt.GetWhileContext()
+    return ctxt
+
+
+def GetContainingWhileContext(ctxt, stop_ctxt=None):  # noqa: N802
+    while ctxt:
+        if ctxt.IsWhileContext() or ctxt is stop_ctxt:
+            return ctxt
+        ctxt = ctxt.outer_context
+    return None
+
+
+def IsContainingContext(ctxt, maybe_containing_ctxt):  # noqa: N802
+    while ctxt is not maybe_containing_ctxt:
+        if ctxt is None:
+            return False
+        ctxt = ctxt.outer_context
+    return True
+
+
+def check_input_from_valid_context(op, input_op):
+    """Refuse a tensor made inside a loop used outside it, or in another loop (TF's message)."""
+    op_ctxt = op._control_flow_context
+    input_ctxt = GetOutputContext(input_op)
+    if input_ctxt is None or op_ctxt is input_ctxt:
+        return
+    while_ctxt = GetContainingWhileContext(op_ctxt)
+    input_while_ctxt = GetContainingWhileContext(input_ctxt)
+    valid = False
+    if while_ctxt is None:
+        valid = input_while_ctxt is None or IsLoopEnter(op) or IsSwitch(op)
+    elif IsContainingContext(while_ctxt, input_while_ctxt):
+        valid = True
+    elif while_ctxt.grad_state and IsContainingContext(while_ctxt.grad_state.forward_context, input_while_ctxt):
+        valid = True
+    elif while_ctxt.grad_state and while_ctxt.grad_state.forward_context is input_while_ctxt.outer_context:
+        valid = True
+    elif input_while_ctxt.grad_state and input_while_ctxt.grad_state.forward_context is while_ctxt:
+        valid = True
+    elif (input_while_ctxt.grad_state and input_while_ctxt.grad_state.forward_context.grad_state
+          and input_while_ctxt.grad_state.forward_context.grad_state.forward_context is while_ctxt):
+        valid = True
+    if not valid:
+        if while_ctxt:
+            msg = (f"Cannot use '{input_op.name}' as input to '{op.name}' because they are in different while "
+                   f"loops.")
+        else:
+            msg = (f"Cannot use '{input_op.name}' as input to '{op.name}' because '{input_op.name}' is in a "
+                   f"while loop.")
+        raise ValueError(msg + " A value computed inside a loop leaves it only through the loop's outputs "
+                               "(its Exit nodes): return it as a loop variable instead.")

@@ -1,0 +1,48 @@
+"""`Assert` and `Print`: stateful ops that check or show values as the graph runs."""
+import numpy as np
+
+from ..framework import dtypes, errors
+from ..framework.op_def_library import apply_op
+from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.registry import register_op
+
+
+def _assert_kernel(op):
+    summarize = op.get_attr("summarize")
+
+    def assert_(condition, *data):
+        if not bool(condition):
+            parts = [d if isinstance(d, str) else np.array2string(np.asarray(d), threshold=summarize)
+                     for d in data]
+            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(f"[{p}]" for p in parts))
+    return assert_
+
+
+register_op("Assert", lambda op: [], _assert_kernel, stateful=True)
+
+
+def Assert(condition, data, summarize=3, name=None):  # noqa: N802 - TensorFlow's name
+    """Fail the run with `assertion failed: [data...]` when `condition` is false."""
+    g = get_default_graph()
+    with g.name_scope(name or "Assert") as scope:
+        condition = convert_to_tensor(condition, name="condition")
+        tensors = [convert_to_tensor(d) for d in data]
+        return apply_op("Assert", [("condition", condition)] + [(f"data_{i}", t) for i, t in enumerate(tensors)],
+                        {"summarize": summarize}, name=scope, dtypes={"condition": dtypes.bool_})
+
+
+def _print_kernel(op):
+    message = op.get_attr("message")
+
+    def print_(x, *data):
+        print(message + " ".join(str(np.asarray(d)) for d in data))
+        return x
+    return print_
+
+
+register_op("Print", lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], _print_kernel, stateful=True)
+
+
+def Print(input_, data, message="", name=None):  # noqa: N802 - TensorFlow's name
+    return apply_op("Print", [("input", input_)] + [(f"data_{i}", d) for i, d in enumerate(data)],
+                    {"message": message}, name=name, default_name="Print").outputs[0]

@@ -1,0 +1,369 @@
+"""Math ops (element-wise, matmul, reductions, comparisons) and the Tensor operator overloads.
+
+Op types and default names are TensorFlow's: `x + y` is an `AddV2` named `add`, `tf.add(x, y)`
+an `AddV2` named `Add`, `x / y` a `RealDiv` named `truediv`.
+"""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.op_def_library import apply_op
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape
+from .array_ops import _as_value, _const_value, cast
+
+
+def broadcast_shapes(a, b, op=None):
+    """Static broadcasting of two TensorShapes (unknown dimensions stay unknown)."""
+    if a.ndims is None or b.ndims is None:
+        return TensorShape(None)
+    x, y = a.as_list()[::-1], b.as_list()[::-1]
+    out = []
+    for i in range(max(len(x), len(y))):
+        p = x[i] if i < len(x) else 1
+        q = y[i] if i < len(y) else 1
+        if p == 1:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None or q is None:
+            out.append(p if q is None else q)
+        elif p != q:
+            where = f" for '{op.name}' (op: '{op.type}')" if op is not None else ""
+            raise ValueError(f"Dimensions must be equal, but are {p} and {q}{where} with input shapes: "
+                             f"{list(a)}, {list(b)}.")
+        else:
+            out.append(p)
+    return TensorShape(out[::-1])
+
+
+def _binary_infer(op):
+    x, y = op._inputs
+    return [(x.dtype, broadcast_shapes(x.shape, y.shape, op))]
+
+
+def _compare_infer(op):
+    x, y = op._inputs
+    return [(dtypes.bool_, broadcast_shapes(x.shape, y.shape, op))]
+
+
+def _unary_infer(op):
+    x = op._inputs[0]
+    return [(x.dtype, x.shape)]
+
+
+def _kernel(fn):
+    return lambda op: fn
+
+
+def _int_safe_pow(x, y):
+    return np.power(x, y)
+
+
+def _floordiv(x, y):
+    if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+        raise ZeroDivisionError("Integer division by zero")
+    return np.floor_divide(x, y)
+
+
+def _floormod(x, y):
+    if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0):
+        raise ZeroDivisionError("Integer division by zero")
+    return np.mod(x, y)
+
+
+def _sigmoid(x):
+    return np.reciprocal(1 + np.exp(-x))
+
+
+BINARY = {
+    "AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.true_divide,
+    "FloorDiv": _floordiv, "FloorMod": _floormod, "Pow": _int_safe_pow,
+    "Maximum": np.maximum, "Minimum": np.minimum, "SquaredDifference": lambda x, y: np.square(x - y),
+    "DivNoNan": lambda x, y: np.where(y == 0, np.zeros_like(x), np.true_divide(x, np.where(y == 0, 1, y))),
+}
+COMPARE = {
+    "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater, "GreaterEqual": np.greater_equal,
+    "Equal": np.equal, "NotEqual": np.not_equal, "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,
+}
+UNARY = {
+    "Neg": np.negative, "Abs": np.abs, "Square": np.square, "Sqrt": np.sqrt, "Rsqrt": lambda x: 1 / np.sqrt(x),
+    "Exp": np.exp, "Log": np.log, "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": _sigmoid,
+    "Relu": lambda x: np.maximum(x, np.zeros((), dtype=np.asarray(x).dtype)), "Reciprocal": np.reciprocal,
+    "Sign": np.sign, "Floor": np.floor, "Log1p": np.log1p,
+}
+for _t, _f in BINARY.items():
+    register_op(_t, _binary_infer, _kernel(_f))
+for _t, _f in COMPARE.items():
+    register_op(_t, _compare_infer, _kernel(_f))
+for _t, _f in UNARY.items():
+    register_op(_t, _unary_infer, _kernel(_f))
+register_op("LogicalNot", _unary_infer, _kernel(np.logical_not))
+
+
+def _binary(op_type, default_name, bool_inputs=False):
+    def op(x, y, name=None):
+        return apply_op(op_type, [("x", x), ("y", y)], name=name, default_name=default_name,
+                        same_type=("x", "y"),
+                        dtypes={"x": dtypes.bool_, "y": dtypes.bool_} if bool_inputs else None).outputs[0]
+    op.__name__ = default_name.lower()
+    op.__doc__ = f"Element-wise `{op_type}` with broadcasting (TensorFlow's `{op_type}` op)."
+    return op
+
+
+def _unary(op_type):
+    def op(x, name=None):
+        return apply_op(op_type, [("x", x)], name=name, default_name=op_type).outputs[0]
+    op.__name__ = op_type.lower()
+    op.__doc__ = f"Element-wise `{op_type}` (TensorFlow's `{op_type}` op)."
+    return op
+
+
+add = _binary("AddV2", "Add")
+subtract = _binary("Sub", "Sub")
+multiply = _binary("Mul", "Mul")
+maximum = _binary("Maximum", "Maximum")
+minimum = _binary("Minimum", "Minimum")
+floordiv = _binary("FloorDiv", "FloorDiv")
+floormod = mod = _binary("FloorMod", "FloorMod")
+squared_difference = _binary("SquaredDifference", "SquaredDifference")
+div_no_nan = _binary("DivNoNan", "div_no_nan")
+less = _binary("Less", "Less")
+less_equal = _binary("LessEqual", "LessEqual")
+greater = _binary("Greater", "Greater")
+greater_equal = _binary("GreaterEqual", "GreaterEqual")
+equal = _binary("Equal", "Equal")
+not_equal = _binary("NotEqual", "NotEqual")
+logical_and = _binary("LogicalAnd", "LogicalAnd", bool_inputs=True)
+logical_or = _binary("LogicalOr", "LogicalOr", bool_inputs=True)
+negative = _unary("Neg")
+abs = _unary("Abs")  # noqa: A001 - TensorFlow's name
+square = _unary("Square")
+sqrt = _unary("Sqrt")
+rsqrt = _unary("Rsqrt")
+exp = _unary("Exp")
+log = _unary("Log")
+log1p = _unary("Log1p")
+sin = _unary("Sin")
+cos = _unary("Cos")
+tanh = _unary("Tanh")
+sigmoid = _unary("Sigmoid")
+sign = _unary("Sign")
+floor = _unary("Floor")
+reciprocal = _unary("Reciprocal")
+relu = _unary("Relu")
+
+
+def logical_not(x, name=None):
+    return apply_op("LogicalNot", [("x", x)], name=name, default_name="LogicalNot",
+                    dtypes={"x": dtypes.bool_}).outputs[0]
+
+
+def logical_xor(x, y, name="LogicalXor"):
+    with get_default_graph().name_scope(name) as scope:
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=scope)
+
+
+def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+    return apply_op("Pow", [("x", x), ("y", y)], name=name, default_name="Pow", same_type=("x", "y")).outputs[0]
+
+
+def truediv(x, y, name=None):
+    """`x / y`: integers are cast to float64 first (TensorFlow's truediv), then a RealDiv."""
+    with get_default_graph().name_scope(name or "truediv") as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype_hint=x.dtype)
+        if x.dtype != y.dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+        if x.dtype.is_integer:
+            target = dtypes.float64 if x.dtype in (dtypes.int32, dtypes.int64) else dtypes.float32
+            x, y = cast(x, target), cast(y, target)
+        return apply_op("RealDiv", [("x", x), ("y", y)], name=scope, same_type=("x", "y")).outputs[0]
+
+
+divide = truediv
+
+
+def div(x, y, name=None):
+    return apply_op("RealDiv", [("x", x), ("y", y)], name=name, default_name="RealDiv",
+                    same_type=("x", "y")).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# AddN, MatMul
+
+
+def _addn_infer(op):
+    shape = op._inputs[0].shape
+    for t in op._inputs[1:]:
+        shape = shape.merge_with(t.shape)
+    return [(op._inputs[0].dtype, shape)]
+
+
+def _addn(*xs):
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    return total
+
+
+register_op("AddN", _addn_infer, _kernel(_addn))
+
+
+def add_n(inputs, name=None):
+    inputs = [convert_to_tensor(t) for t in inputs]
+    if len(inputs) == 1:
+        return inputs[0] if name is None else apply_op("Identity", [("input", inputs[0])], name=name).outputs[0]
+    return apply_op("AddN", [(f"inputs_{i}", t) for i, t in enumerate(inputs)], {"N": len(inputs)},
+                    name=name, default_name="AddN", same_type=[f"inputs_{i}" for i in range(len(inputs))]).outputs[0]
+
+
+def _matmul_infer(op):
+    a, b = op._inputs
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    for t in (a, b):
+        if t.shape.ndims is not None and t.shape.ndims != 2:
+            raise ValueError(f"Shape must be rank 2 but is rank {t.shape.ndims} for '{op.name}' (op: 'MatMul') "
+                             f"with input shapes: {a.shape}, {b.shape}.")
+    m = (a.shape[1] if ta else a.shape[0]) if a.shape.ndims else None
+    k1 = (a.shape[0] if ta else a.shape[1]) if a.shape.ndims else None
+    k2 = (b.shape[1] if tb else b.shape[0]) if b.shape.ndims else None
+    n = (b.shape[0] if tb else b.shape[1]) if b.shape.ndims else None
+    if k1 is not None and k2 is not None and k1 != k2:
+        raise ValueError(f"Dimensions must be equal, but are {k1} and {k2} for '{op.name}' (op: 'MatMul') with "
+                         f"input shapes: {a.shape}, {b.shape}.")
+    return [(a.dtype, TensorShape([m, n]))]
+
+
+def _matmul_kernel(op):
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    if not ta and not tb:
+        return np.matmul
+    return lambda a, b: np.matmul(a.T if ta else a, b.T if tb else b)
+
+
+register_op("MatMul", _matmul_infer, _matmul_kernel)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    return apply_op("MatMul", [("a", a), ("b", b)], {"transpose_a": transpose_a, "transpose_b": transpose_b},
+                    name=name, default_name="MatMul", same_type=("a", "b")).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# reductions
+
+
+def _reduce_infer(op):
+    x, axes_t = op._inputs
+    keep = op.get_attr("keep_dims")
+    axes = _const_value(axes_t)
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))]
+    n = x.shape.ndims
+    if axes is None:
+        return [(x.dtype, TensorShape([None] * n if keep else None))]
+    axes = {int(a) % n for a in np.reshape(axes, -1)} if n else set()
+    dims = [(1 if keep else None) if i in axes else d for i, d in enumerate(x.shape.as_list())]
+    return [(x.dtype, TensorShape([d for i, d in enumerate(dims) if keep or i not in axes]))]
+
+
+def _reduce_kernel(np_fn):
+    def make(op):
+        keep = op.get_attr("keep_dims")
+
+        def reduce(x, axes):
+            axes = np.asarray(axes)
+            ax = tuple(int(a) for a in axes.reshape(-1)) if axes.size else ()
+            if not ax:
+                return x
+            x = np.asarray(x)
+            return _as_value(np.asarray(np_fn(x, axis=ax, keepdims=keep), dtype=x.dtype))
+        return reduce
+    return make
+
+
+REDUCTIONS = {"Sum": np.sum, "Mean": np.mean, "Max": np.max, "Min": np.min, "Prod": np.prod,
+              "All": np.all, "Any": np.any}
+for _t, _f in REDUCTIONS.items():
+    register_op(_t, _reduce_infer, _reduce_kernel(_f))
+
+
+def _reduction(op_type):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
+        axis = reduction_indices if axis is None else axis
+        keepdims = keep_dims if keep_dims is not None else keepdims
+        x = convert_to_tensor(input_tensor)
+        if axis is None:
+            if x.shape.ndims is not None:
+                axis = list(range(x.shape.ndims))
+            else:
+                from .array_ops import range as range_, rank
+                axis = range_(0, rank(x))
+        return apply_op(op_type, [("input", x), ("reduction_indices", axis)], {"keep_dims": bool(keepdims)},
+                        name=name, default_name=op_type, dtypes={"reduction_indices": dtypes.int32}).outputs[0]
+    reduce.__name__ = f"reduce_{op_type.lower()}"
+    return reduce
+
+
+reduce_sum = _reduction("Sum")
+reduce_mean = _reduction("Mean")
+reduce_max = _reduction("Max")
+reduce_min = _reduction("Min")
+reduce_prod = _reduction("Prod")
+reduce_all = _reduction("All")
+reduce_any = _reduction("Any")
+
+
+# ---------------------------------------------------------------------------------------------
+# softmax
+
+
+def _softmax(x):
+    z = x - np.max(x, axis=-1, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+register_op("Softmax", _unary_infer, _kernel(_softmax))
+
+
+def softmax(logits, axis=None, name=None):
+    return apply_op("Softmax", [("logits", logits)], name=name, default_name="Softmax").outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# operator overloads, named as TensorFlow names them (`add`, `mul`, `truediv`, ...)
+
+
+def _overload(fn, scope_name, reverse=False):
+    def method(self, other):
+        g = self.graph
+        with g.name_scope(scope_name) as scope:
+            other = convert_to_tensor(other, name="x" if reverse else "y", dtype_hint=self.dtype)
+            return fn(other, self, name=scope) if reverse else fn(self, other, name=scope)
+    return method
+
+
+def _install_overloads():
+    pairs = {"add": add, "sub": subtract, "mul": multiply, "truediv": truediv, "floordiv": floordiv,
+             "mod": floormod, "pow": pow, "matmul": matmul}
+    for name, fn in pairs.items():
+        setattr(Tensor, f"__{name}__", _overload(fn, name))
+        setattr(Tensor, f"__r{name}__", _overload(fn, name, reverse=True))
+    Tensor.__div__ = Tensor.__truediv__
+    Tensor.__neg__ = lambda self: negative(self)
+    Tensor.__abs__ = lambda self: abs(self)
+    Tensor.__lt__ = _overload(less, "Less")
+    Tensor.__le__ = _overload(less_equal, "LessEqual")
+    Tensor.__gt__ = _overload(greater, "Greater")
+    Tensor.__ge__ = _overload(greater_equal, "GreaterEqual")
+    Tensor.__and__ = _overload(logical_and, "and")
+    Tensor.__or__ = _overload(logical_or, "or")
+    Tensor.__invert__ = lambda self: logical_not(self)
+    # In graph mode `==` is identity, as in tf.compat.v1 graphs (tensors are dict keys in feed_dicts).
+    Tensor.__eq__ = object.__eq__
+    Tensor.__hash__ = object.__hash__
+
+
+_install_overloads()

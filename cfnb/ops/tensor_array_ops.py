@@ -1,0 +1,277 @@
+"""TensorArray, v1 semantics (`tensor_array_ops._GraphTensorArray`).
+
+A TensorArray is a resource handle plus a scalar float `flow` tensor. Every write returns a new
+flow, and reads take the latest flow as an input: that data edge is what orders writes before
+reads in a dataflow graph. In a `while_loop` only the flow is a loop variable; the Python object
+is rebuilt around the flow inside the body (`_with_new_flow`).
+"""
+import numpy as np
+
+from ..framework import dtypes, errors
+from ..framework.op_def_library import apply_op
+from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+
+
+class TensorArrayState:
+    """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
+
+    __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read")
+
+    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape):
+        self.name = name
+        self.dtype = dtype
+        self.size = int(size)
+        self.dynamic_size = dynamic_size
+        self.clear_after_read = clear_after_read
+        self.element_shape = element_shape
+        self.values = [None] * self.size
+        self.read = [False] * self.size
+
+    def _check_index(self, op, index, writing):
+        if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
+            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {'write' if writing else 'read'} "
+                                                      f"from index {index} but array size is: {self.size}")
+        if index >= self.size:
+            grow = index + 1 - self.size
+            self.values.extend([None] * grow)
+            self.read.extend([False] * grow)
+            self.size = index + 1
+
+    def write(self, op, index, value):
+        index = int(index)
+        self._check_index(op, index, True)
+        if self.values[index] is not None:
+            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
+                                                      f"{index} because it has already been written to.")
+        value = np.asarray(value)
+        if self.dtype is not None and value.dtype != self.dtype:
+            raise errors.InvalidArgumentError(op, op, f"TensorArray dtype is {self.dtype} but Op is trying to write "
+                                                      f"dtype {value.dtype}.")
+        if self.element_shape is not None and not TensorShape(value.shape).is_compatible_with(self.element_shape):
+            raise errors.InvalidArgumentError(op, op, f"Could not write to TensorArray index {index} because the "
+                                                      f"value shape is {list(value.shape)} which is incompatible "
+                                                      f"with the TensorArray's inferred element shape: "
+                                                      f"{self.element_shape}.")
+        self.values[index] = value
+
+    def read_at(self, op, index):
+        index = int(index)
+        self._check_index(op, index, False)
+        value = self.values[index]
+        if value is None:
+            if self.read[index]:
+                raise errors.InvalidArgumentError(
+                    op, op, f"TensorArray {self.name}: Could not read index {index} twice because it was cleared "
+                            f"after a previous read (perhaps try setting clear_after_read = false?)")
+            if self.element_shape is not None and self.element_shape.is_fully_defined():
+                return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
+            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
+                                                      f"index {index} because it has not yet been written to.")
+        if self.clear_after_read:
+            self.values[index] = None
+            self.read[index] = True
+        return value[()] if value.ndim == 0 else value
+
+
+def _flow_out(op):
+    return [(dtypes.float32, TensorShape([]))]
+
+
+def _elem(op):
+    return op.get_attr("element_shape_holder")[0]
+
+
+def _ta_kernel(op, state):
+    dt = op.get_attr("dtype").as_numpy_dtype
+    dyn, clear, shape = op.get_attr("dynamic_size"), op.get_attr("clear_after_read"), op.get_attr("element_shape")
+    name = op.name
+    return lambda size: (TensorArrayState(name, dt, size, dyn, clear, shape), np.float32(0))
+
+
+register_op("TensorArrayV3", lambda op: [(dtypes.resource, TensorShape([2])), (dtypes.float32, TensorShape([]))],
+            _ta_kernel, stateful=True, multi_output=True)
+
+
+def _write_kernel(op, state):
+    def write(handle, index, value, flow):
+        handle.write(op, index, value)
+        return flow
+    return write
+
+
+def _read_kernel(op, state):
+    return lambda handle, index, flow: handle.read_at(op, index)
+
+
+def _gather_kernel(op, state):
+    def gather(handle, indices, flow):
+        vals = [handle.read_at(op, i) for i in np.reshape(indices, -1)]
+        if not vals:
+            shape = handle.element_shape.as_list() if handle.element_shape is not None and \
+                handle.element_shape.is_fully_defined() else [0]
+            return np.zeros([0] + shape, dtype=handle.dtype)
+        return np.stack(vals)
+    return gather
+
+
+def _scatter_kernel(op, state):
+    def scatter(handle, indices, value, flow):
+        for i, v in zip(np.reshape(indices, -1), np.asarray(value)):
+            handle.write(op, i, v)
+        return flow
+    return scatter
+
+
+def _concat_kernel(op, state):
+    def concat(handle, flow):
+        vals = [np.asarray(handle.read_at(op, i)) for i in range(handle.size)]
+        lengths = np.array([v.shape[0] for v in vals], dtype=np.int64)
+        return np.concatenate(vals) if vals else np.zeros([0], dtype=handle.dtype), lengths
+    return concat
+
+
+def _split_kernel(op, state):
+    def split(handle, value, lengths, flow):
+        value = np.asarray(value)
+        offsets = np.cumsum([0] + [int(n) for n in lengths])
+        for i in range(len(lengths)):
+            handle.write(op, i, value[offsets[i]:offsets[i + 1]])
+        return flow
+    return split
+
+
+register_op("TensorArrayWriteV3", _flow_out, _write_kernel, stateful=True)
+register_op("TensorArrayReadV3", lambda op: [(op.get_attr("dtype"), _elem(op))], _read_kernel, stateful=True)
+register_op("TensorArrayGatherV3", lambda op: [(op.get_attr("dtype"), TensorShape(
+    [op._inputs[1].shape[0] if op._inputs[1].shape.ndims else None]).concatenate(_elem(op)))],
+    _gather_kernel, stateful=True)
+register_op("TensorArrayScatterV3", _flow_out, _scatter_kernel, stateful=True)
+register_op("TensorArrayConcatV3", lambda op: [(op.get_attr("dtype"), TensorShape([None]).concatenate(
+    _elem(op)[1:] if _elem(op).ndims else TensorShape(None))), (dtypes.int64, TensorShape([None]))],
+    _concat_kernel, stateful=True, multi_output=True)
+register_op("TensorArraySplitV3", _flow_out, _split_kernel, stateful=True)
+register_op("TensorArraySizeV3", lambda op: [(dtypes.int32, TensorShape([]))],
+            lambda op, state: lambda handle, flow: np.int32(handle.size), stateful=True)
+register_op("TensorArrayCloseV3", lambda op: [], lambda op, state: lambda handle: None, stateful=True)
+
+
+class TensorArray:
+    """`tf.TensorArray` (v1): `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
+                 handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
+                 name=None):
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
+        self._infer_shape = infer_shape
+        # Shared (one list) between every TensorArray object rebuilt around a new flow, so a shape
+        # learnt from a write inside a loop body is known to reads after the loop.
+        self._element_shape = [as_shape(element_shape) if element_shape is not None else TensorShape(None)]
+        if handle is not None:
+            self._handle, self._flow = handle, flow
+            return
+        if size is None:
+            raise ValueError("Size must be provided if handle is not provided")
+        g = get_default_graph()
+        with g.name_scope(name or "TensorArray") as scope:
+            op = apply_op("TensorArrayV3", [("size", size)],
+                          {"dtype": self._dtype, "element_shape": self._element_shape[0] if element_shape is not None
+                           else None, "element_shape_holder": self._element_shape, "dynamic_size": self._dynamic_size,
+                           "clear_after_read": self._clear_after_read,
+                           "tensor_array_name": tensor_array_name or ""},
+                          name=scope, dtypes={"size": dtypes.int32})
+        self._handle, self._flow = op.outputs
+
+    dtype = property(lambda self: self._dtype)
+    handle = property(lambda self: self._handle)
+    flow = property(lambda self: self._flow)
+    element_shape = property(lambda self: self._element_shape[0])
+
+    # --- control-flow protocol: a TensorArray travels as its flow ---------------------------
+    def _flow_for_control_flow(self):
+        return self._flow
+
+    def _with_new_flow(self, flow):
+        ta = TensorArray(self._dtype, handle=self._handle, flow=flow, infer_shape=self._infer_shape,
+                         dynamic_size=self._dynamic_size, clear_after_read=self._clear_after_read)
+        ta._element_shape = self._element_shape
+        return ta
+
+    def _merge_element_shape(self, shape):
+        if self._infer_shape:
+            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+
+    def _attrs(self):
+        return {"dtype": self._dtype, "element_shape_holder": self._element_shape}
+
+    # --- operations ----------------------------------------------------------------------------
+    def write(self, index, value, name=None):
+        with get_default_graph().name_scope(name or "TensorArrayWrite") as scope:
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            if value.dtype != self._dtype:
+                raise TypeError(f"TensorArray dtype is {self._dtype.name} but the value written has dtype "
+                                f"{value.dtype.name}")
+            self._merge_element_shape(value.shape)
+            flow = apply_op("TensorArrayWriteV3", [("handle", self._handle), ("index", index), ("value", value),
+                                                   ("flow_in", self._flow)], self._attrs(), name=scope,
+                            dtypes={"index": dtypes.int32}).outputs[0]
+        return self._with_new_flow(flow)
+
+    def read(self, index, name=None):
+        return apply_op("TensorArrayReadV3", [("handle", self._handle), ("index", index), ("flow_in", self._flow)],
+                        self._attrs(), name=name, default_name="TensorArrayReadV3",
+                        dtypes={"index": dtypes.int32}).outputs[0]
+
+    def gather(self, indices, name=None):
+        return apply_op("TensorArrayGatherV3", [("handle", self._handle), ("indices", indices),
+                                                ("flow_in", self._flow)], self._attrs(), name=name,
+                        default_name="TensorArrayGatherV3", dtypes={"indices": dtypes.int32}).outputs[0]
+
+    def stack(self, name=None):
+        from .array_ops import range as range_
+        with get_default_graph().name_scope(name or "TensorArrayStack") as scope:
+            return self.gather(range_(0, self.size()), name=scope)
+
+    def scatter(self, indices, value, name=None):
+        with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            if value.shape.ndims:
+                self._merge_element_shape(value.shape[1:])
+            flow = apply_op("TensorArrayScatterV3", [("handle", self._handle), ("indices", indices),
+                                                     ("value", value), ("flow_in", self._flow)], self._attrs(),
+                            name=scope, dtypes={"indices": dtypes.int32}).outputs[0]
+        return self._with_new_flow(flow)
+
+    def unstack(self, value, name=None):
+        from .array_ops import range as range_
+        from .array_ops import shape as shape_
+        with get_default_graph().name_scope(name or "TensorArrayUnstack") as scope:
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            n = value.shape[0] if value.shape.ndims and value.shape[0] is not None else shape_(value)[0]
+            return self.scatter(range_(0, n), value, name=scope)
+
+    def concat(self, name=None):
+        return apply_op("TensorArrayConcatV3", [("handle", self._handle), ("flow_in", self._flow)], self._attrs(),
+                        name=name, default_name="TensorArrayConcatV3").outputs[0]
+
+    def split(self, value, lengths, name=None):
+        with get_default_graph().name_scope(name or "TensorArraySplit") as scope:
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            flow = apply_op("TensorArraySplitV3", [("handle", self._handle), ("value", value),
+                                                   ("lengths", lengths), ("flow_in", self._flow)], self._attrs(),
+                            name=scope, dtypes={"lengths": dtypes.int64}).outputs[0]
+        return self._with_new_flow(flow)
+
+    def size(self, name=None):
+        return apply_op("TensorArraySizeV3", [("handle", self._handle), ("flow_in", self._flow)], name=name,
+                        default_name="TensorArraySizeV3").outputs[0]
+
+    def close(self, name=None):
+        return apply_op("TensorArrayCloseV3", [("handle", self._handle)], name=name,
+                        default_name="TensorArrayCloseV3")
+
+    def __repr__(self):
+        return f"<cfnb.TensorArray dtype={self._dtype.name} flow={self._flow.name}>"

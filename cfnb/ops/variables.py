@@ -1,0 +1,220 @@
+"""Variables as TensorFlow 2's `tf.compat.v1` builds them in graph mode: resource variables.
+
+`get_variable("v", ...)` emits `v` (VarHandleOp), `v/Initializer/...`, `v/Assign`
+(AssignVariableOp) and `v/Read/ReadVariableOp`; values live in the Session, so two Sessions on
+one graph hold separate values, as in TensorFlow.
+"""
+import numpy as np
+
+from ..framework import dtypes, errors
+from ..framework.op_def_library import apply_op
+from ..framework.ops import convert_to_tensor, get_default_graph, register_tensor_conversion_function
+from ..framework.registry import register_op
+from ..framework.tensor_shape import TensorShape, as_shape
+from . import array_ops
+
+GLOBAL_VARIABLES = "variables"
+TRAINABLE_VARIABLES = "trainable_variables"
+
+
+def _var_handle_kernel(op, state):
+    handle = op.name
+    return lambda: handle
+
+
+def _read_kernel(op, state):
+    values = state.variables
+
+    def read(handle):
+        try:
+            return values[handle]
+        except KeyError:
+            raise errors.FailedPreconditionError(
+                op, op, f"Could not find variable {handle}. This could mean that the variable has been deleted "
+                        f"or was never initialized: run cfnb.global_variables_initializer() first.") from None
+    return read
+
+
+def _assign_kernel(op, state):
+    values = state.variables
+    return lambda handle, value: values.__setitem__(handle, np.array(value, copy=True)[()]
+                                                    if np.ndim(value) == 0 else np.array(value, copy=True))
+
+
+def _is_initialized_kernel(op, state):
+    return lambda handle: np.bool_(handle in state.variables)
+
+
+register_op("VarHandleOp", lambda op: [(dtypes.resource, TensorShape([]))], _var_handle_kernel, stateful=True)
+register_op("ReadVariableOp", lambda op: [(op.get_attr("dtype"), op.get_attr("shape"))], _read_kernel,
+            stateful=True)
+register_op("AssignVariableOp", lambda op: [], _assign_kernel, stateful=True)
+register_op("VarIsInitializedOp", lambda op: [(dtypes.bool_, TensorShape([]))], _is_initialized_kernel,
+            stateful=True)
+
+
+class Variable:
+    """A resource variable: a handle op, an initializer (`v/Assign`) and reads."""
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
+                 _initializer_fn=None):
+        g = get_default_graph()
+        with g.name_scope(name or "Variable") as scope:
+            self._name = scope[:-1]
+            with g.name_scope("Initializer"):
+                if _initializer_fn is not None:
+                    init = _initializer_fn()
+                else:
+                    if callable(initial_value):
+                        initial_value = initial_value()
+                    init = convert_to_tensor(initial_value, dtype=dtype, name="initial_value")
+            self._dtype = init.dtype
+            self._shape = as_shape(shape) if shape is not None else init.shape
+            with g.control_dependencies(None):
+                self._handle = g.create_op("VarHandleOp", [], {"dtype": self._dtype, "shape": self._shape},
+                                           name=scope).outputs[0]
+            self._initializer_op = apply_op("AssignVariableOp", [("resource", self._handle), ("value", init)],
+                                            name="Assign")
+            self._initial_value = init
+            with g.name_scope("Read"):
+                self._graph_element = self._read()
+        self._trainable = trainable
+        g.add_to_collection(GLOBAL_VARIABLES, self)
+        if trainable:
+            g.add_to_collection(TRAINABLE_VARIABLES, self)
+
+    name = property(lambda self: self._name + ":0")
+    op = property(lambda self: self._handle.op)
+    dtype = property(lambda self: self._dtype)
+    shape = property(lambda self: self._shape)
+    handle = property(lambda self: self._handle)
+    initializer = property(lambda self: self._initializer_op)
+    initial_value = property(lambda self: self._initial_value)
+    graph = property(lambda self: self._handle.graph)
+    trainable = property(lambda self: self._trainable)
+
+    def get_shape(self):
+        return self._shape
+
+    def _read(self):
+        return apply_op("ReadVariableOp", [("resource", self._handle)], {"dtype": self._dtype, "shape": self._shape},
+                        default_name="ReadVariableOp").outputs[0]
+
+    def value(self):
+        return self._read()
+
+    read_value = value
+
+    def _as_graph_element(self):
+        return self._graph_element
+
+    def assign(self, value, name=None):
+        return apply_op("AssignVariableOp", [("resource", self._handle), ("value", value)],
+                        name=name, default_name="AssignVariableOp", dtypes={"value": self._dtype})
+
+    def assign_add(self, delta, name=None):
+        return self.assign(self.value() + delta, name=name)
+
+    def eval(self, session=None):
+        return self._graph_element.eval(session=session)
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+
+def _install_variable_operators():
+    from ..framework.ops import Tensor
+    for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "radd", "rsub", "rmul",
+                 "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul", "lt", "le", "gt", "ge", "neg", "abs",
+                 "getitem", "and", "or", "invert"):
+        dunder = f"__{name}__"
+        method = getattr(Tensor, dunder)
+        setattr(Variable, dunder, (lambda m: lambda self, *a: m(self.value(), *a))(method))
+
+
+_install_variable_operators()
+register_tensor_conversion_function(Variable, lambda v, dtype, name: v.value())
+
+
+# --- initializers (tf.compat.v1.*_initializer) ------------------------------------------------
+class _Initializer:
+    def __call__(self, shape, dtype):
+        raise NotImplementedError
+
+
+class zeros_initializer(_Initializer):  # noqa: N801 - TensorFlow's name
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtype
+
+    def __call__(self, shape, dtype=None):
+        return array_ops.zeros(shape, dtype=dtype or self.dtype, name="zeros")
+
+
+class ones_initializer(_Initializer):  # noqa: N801
+    def __init__(self, dtype=dtypes.float32):
+        self.dtype = dtype
+
+    def __call__(self, shape, dtype=None):
+        return array_ops.ones(shape, dtype=dtype or self.dtype, name="ones")
+
+
+class constant_initializer(_Initializer):  # noqa: N801
+    def __init__(self, value=0, dtype=dtypes.float32):
+        self.value = value
+        self.dtype = dtype
+
+    def __call__(self, shape, dtype=None):
+        return array_ops.constant(self.value, dtype=dtype or self.dtype, shape=shape, name="Const")
+
+
+class random_normal_initializer(_Initializer):  # noqa: N801
+    """Deterministic given `seed` (numpy's generator, not TensorFlow's Philox stream)."""
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        self.mean, self.stddev, self.seed, self.dtype = mean, stddev, seed, dtype
+
+    def __call__(self, shape, dtype=None):
+        dtype = dtypes.as_dtype(dtype or self.dtype)
+        rng = np.random.default_rng(self.seed)
+        value = rng.normal(self.mean, self.stddev, size=shape).astype(dtype.as_numpy_dtype)
+        return array_ops.constant(value, dtype=dtype, name="random_normal")
+
+
+def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, trainable=True):
+    """A new variable named `name` (no variable scopes or reuse yet: a second call with the same
+    name raises, as TensorFlow does without `reuse=True`)."""
+    g = get_default_graph()
+    full = (g.get_name_scope() + "/" + name) if g.get_name_scope() else name
+    for v in g.get_collection(GLOBAL_VARIABLES):
+        if v._name == full:
+            raise ValueError(f"Variable {full} already exists, disallowed. Did you mean to set reuse=True?")
+    dtype = dtypes.as_dtype(dtype)
+    if initializer is None:
+        initializer = zeros_initializer() if not dtype.is_floating else random_normal_initializer(seed=0)
+    if isinstance(initializer, _Initializer):
+        if shape is None:
+            raise ValueError(f"The shape of variable {name} must be fully defined to use an initializer.")
+        init_fn = lambda: initializer(list(shape), dtype)  # noqa: E731
+        return Variable(name=name, dtype=dtype, shape=shape, trainable=trainable, _initializer_fn=init_fn)
+    return Variable(initial_value=initializer, name=name, dtype=dtype, shape=shape, trainable=trainable)
+
+
+def global_variables(scope=None):
+    return get_default_graph().get_collection(GLOBAL_VARIABLES, scope)
+
+
+def trainable_variables(scope=None):
+    return get_default_graph().get_collection(TRAINABLE_VARIABLES, scope)
+
+
+def variables_initializer(var_list, name="init"):
+    from .control_flow_ops import group
+    return group(*[v.initializer for v in var_list], name=name)
+
+
+def global_variables_initializer():
+    return variables_initializer(global_variables())
+
+
+def assign(ref, value, name=None):
+    return ref.assign(value, name=name)

@@ -1,0 +1,1 @@
+"""Graph-to-graph rewrites: lowering functional ops, pruning, partitioning."""

@@ -1,0 +1,1 @@
+"""Running graphs: Session, the graph compiler, the tagged-token executor, traces."""

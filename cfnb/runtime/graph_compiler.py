@@ -1,0 +1,271 @@
+"""Turn (graph, fetches, feeds, targets) into an `ExecutableGraph` the executor can run quickly.
+
+This is TensorFlow's `ImmutableExecutorState` in miniature: prune to what the fetches need, give
+every node an integer id, precompute its out-edges and initial pending count, and assign every
+node to a frame with TensorFlow's BFS (`BuildControlFlowInfo`): an Enter's successors are in the
+child frame named by its `frame_name`, an Exit's successors in the parent frame. The Enter itself
+is activated in the parent frame and the Exit in the child, exactly as in TensorFlow's executor.
+Compiling once per (fetches, feeds, targets) is what keeps `Session.run` in a loop cheap.
+"""
+from collections import deque
+
+from ..framework import errors
+from ..framework.registry import get_op_def
+
+# Node kinds: the executor dispatches on these small ints in its inner loop.
+NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, FEED, RETVAL, TRIGGER = range(9)
+KIND_NAMES = ["op", "Switch", "Merge", "Enter", "Exit", "NextIteration", "feed", "retval", "ControlTrigger"]
+_KIND_OF_TYPE = {"Switch": SWITCH, "RefSwitch": SWITCH, "Merge": MERGE, "RefMerge": MERGE, "Enter": ENTER,
+                 "RefEnter": ENTER, "Exit": EXIT, "RefExit": EXIT, "NextIteration": NEXT,
+                 "RefNextIteration": NEXT, "ControlTrigger": TRIGGER}
+ROOT = ""
+
+
+class NodeItem:
+    """Everything the executor needs about one node, precomputed (TensorFlow's `NodeItem`)."""
+
+    __slots__ = ("id", "op", "name", "kind", "kernel", "num_inputs", "input_start", "out_edges",
+                 "control_out", "pending_init", "frame", "frame_name", "is_constant", "parallel_iterations",
+                 "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id")
+
+    def __init__(self, id, op, name, kind):
+        self.id = id
+        self.op = op
+        self.name = name
+        self.kind = kind
+        self.kernel = None
+        self.num_inputs = 0
+        self.input_start = 0
+        self.out_edges = []      # (src_port, dst_id, dst_input_location, dst_pending_id, dst_is_merge)
+        self.control_out = []    # dst ids
+        self.pending_init = 0
+        self.frame = None        # FrameInfo this node is activated in
+        self.frame_name = ROOT   # for Enter: the child frame it enters
+        self.is_constant = False
+        self.parallel_iterations = 10
+        self.num_outputs = 0
+        self.multi_output = False
+        self.retval_index = -1
+        self.feed_index = -1
+        self.pending_id = 0
+
+    def __repr__(self):
+        return f"<NodeItem {self.id} {self.name} {KIND_NAMES[self.kind]}>"
+
+
+class FrameInfo:
+    """Static facts about one frame name: its nodes, input-slot layout, pending-count template."""
+
+    __slots__ = ("name", "parent_name", "nodes", "total_inputs", "pending_template", "num_enters",
+                 "parallel_iterations", "depth")
+
+    def __init__(self, name, parent_name):
+        self.name = name
+        self.parent_name = parent_name
+        self.nodes = []
+        self.total_inputs = 0
+        self.pending_template = None
+        self.num_enters = 0
+        self.parallel_iterations = 1
+        self.depth = 0
+
+
+class ExecutableGraph:
+    def __init__(self, items, frames, roots, fetch_names, feed_tensors):
+        self.items = items
+        self.frames = frames
+        self.roots = roots
+        self.fetch_names = fetch_names
+        self.feed_tensors = feed_tensors
+        self.root_frame = frames[ROOT]
+        self.schedule = None  # filled by cfnb.runtime.static_schedule when the graph allows it
+
+
+def _prune(fetch_tensors, target_ops, feed_set):
+    """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds."""
+    needed = []
+    seen = set()
+    stack = [t.op for t in fetch_tensors] + list(target_ops)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        needed.append(op)
+        for t in op._inputs:
+            if t not in feed_set:
+                stack.append(t.op)
+        stack.extend(op._control_inputs)
+    return seen
+
+
+def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
+    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op."""
+    feed_set = set(feed_tensors)
+    needed = _prune(fetch_tensors, target_ops, feed_set)
+    ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
+
+    items = []
+    item_of_op = {}
+    for op in ops:
+        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
+        item.num_inputs = len(op._inputs)
+        item.num_outputs = len(op._outputs)
+        item.multi_output = get_op_def(op.type).multi_output
+        if item.kind == ENTER:
+            item.frame_name = op.get_attr("frame_name")
+            item.is_constant = op.get_attr("is_constant")
+            item.parallel_iterations = op.get_attr("parallel_iterations")
+        items.append(item)
+        item_of_op[op] = item
+
+    # One feed node per fed tensor: its consumers read the fed value instead of the producer's.
+    feed_item_of = {}
+    for k, t in enumerate(feed_tensors):
+        item = NodeItem(len(items), None, f"_feed/{t.name}", FEED)
+        item.num_outputs = 1
+        item.feed_index = k
+        items.append(item)
+        feed_item_of[t] = item
+
+    # One retval node per fetch, like TensorFlow's _Retval: it fires with the fetched value.
+    fetch_names = []
+    for k, t in enumerate(fetch_tensors):
+        item = NodeItem(len(items), None, f"_retval/{t.name}", RETVAL)
+        item.num_inputs = 1
+        item.retval_index = k
+        items.append(item)
+        fetch_names.append(t.name)
+
+    # Edges.
+    in_edges = [[] for _ in items]      # (src_item, src_port) per data input slot
+    control_in = [[] for _ in items]
+
+    def source_of(t):
+        if t in feed_item_of:
+            return feed_item_of[t], 0
+        return item_of_op[t.op], t.value_index
+
+    for op in ops:
+        dst = item_of_op[op]
+        for slot, t in enumerate(op._inputs):
+            src, port = source_of(t)
+            in_edges[dst.id].append((src, port))
+        for c in op._control_inputs:
+            if c in item_of_op:
+                control_in[dst.id].append(item_of_op[c])
+    for k, t in enumerate(fetch_tensors):
+        dst = items[len(ops) + len(feed_tensors) + k]
+        in_edges[dst.id].append(source_of(t))
+    for dst_id, edges in enumerate(in_edges):
+        for slot, (src, port) in enumerate(edges):
+            src.out_edges.append((port, dst_id, slot, items[dst_id].kind == MERGE))
+    for dst_id, srcs in enumerate(control_in):
+        for src in srcs:
+            src.control_out.append(dst_id)
+
+    # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
+    # one live data input (bit 0); every other node for all its in-edges.
+    for item in items:
+        n_data, n_ctrl = len(in_edges[item.id]), len(control_in[item.id])
+        item.pending_init = 1 + 2 * n_ctrl if item.kind == MERGE else n_data + n_ctrl
+
+    frames = _build_control_flow_info(items, in_edges, control_in)
+
+    # Input-slot and pending-count layout per frame (an iteration allocates these once).
+    for frame in frames.values():
+        offset = 0
+        for k, item in enumerate(frame.nodes):
+            item.input_start = offset
+            item.pending_id = k
+            offset += item.num_inputs
+        frame.total_inputs = offset
+        frame.pending_template = [item.pending_init for item in frame.nodes]
+    for item in items:
+        item.out_edges = [(port, dst, items[dst].input_start + slot, items[dst].pending_id, is_merge)
+                          for port, dst, slot, is_merge in item.out_edges]
+        item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
+        if item.op is not None:
+            item.kernel = make_kernel(item.op)
+
+    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
+    return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
+
+
+def _build_control_flow_info(items, in_edges, control_in):
+    """Assign every node the frame it is activated in, by BFS from the roots (TensorFlow's
+    `BuildControlFlowInfo`), refusing a node fed from two frames."""
+    n = len(items)
+    out_nodes = [[] for _ in range(n)]
+    for dst in range(n):
+        for src, _ in in_edges[dst]:
+            out_nodes[src.id].append(dst)
+        for src in control_in[dst]:
+            out_nodes[src.id].append(dst)
+    frame_of = [None] * n
+    parent_of = {ROOT: None}
+    reached_from = [None] * n
+    ready = deque()
+    for item in items:
+        if not in_edges[item.id] and not control_in[item.id]:
+            frame_of[item.id] = ROOT
+            ready.append(item.id)
+    visited = [f is not None for f in frame_of]
+    while ready:
+        cur = ready.popleft()
+        item = items[cur]
+        frame_name = frame_of[cur]
+        if item.kind == ENTER:
+            child = item.frame_name
+            if child in parent_of and parent_of[child] != frame_name:
+                raise errors.InvalidArgumentError(
+                    None, item.op, f"Frame '{child}' is entered from two frames: '{parent_of[child]}' and "
+                                   f"'{frame_name}' (node {item.name}).")
+            parent_of[child] = frame_name
+            out_frame = child
+        elif item.kind == EXIT:
+            if frame_name == ROOT:
+                raise errors.InvalidArgumentError(None, item.op, f"Invalid Exit op {item.name}: Cannot find a "
+                                                                 f"corresponding Enter op.")
+            out_frame = parent_of[frame_name]
+        else:
+            out_frame = frame_name
+        for dst in out_nodes[cur]:
+            if not visited[dst]:
+                visited[dst] = True
+                frame_of[dst] = out_frame
+                reached_from[dst] = cur
+                ready.append(dst)
+            elif frame_of[dst] != out_frame:
+                other = items[reached_from[dst]] if reached_from[dst] is not None else items[dst]
+                raise errors.InvalidArgumentError(
+                    None, items[dst].op,
+                    f"{{{{node {items[dst].name}}}}} has inputs from different frames. The input "
+                    f"{{{{node {item.name}}}}} is in frame '{out_frame}'. The input {{{{node {other.name}}}}} "
+                    f"is in frame '{frame_of[dst]}'.")
+    frames = {}
+
+    def frame_info(name):
+        if name not in frames:
+            parent = parent_of.get(name)
+            frames[name] = FrameInfo(name, parent)
+            if parent is not None:
+                frames[name].depth = frame_info(parent).depth + 1
+        return frames[name]
+
+    frame_info(ROOT)
+    for item in items:
+        if frame_of[item.id] is None:
+            continue  # unreachable (e.g. waits on a cycle with no entry): never runs
+        info = frame_info(frame_of[item.id])
+        item.frame = info
+        info.nodes.append(item)
+        if item.kind == ENTER:
+            child = frame_info(item.frame_name)
+            child.num_enters += 1
+            child.parallel_iterations = item.parallel_iterations
+    for item in items:
+        if item.frame is None:  # never reachable; keep it in the root layout so it is reported
+            item.frame = frames[ROOT]
+            frames[ROOT].nodes.append(item)
+    return frames

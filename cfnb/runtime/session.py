@@ -1,0 +1,229 @@
+"""`Session`: run the part of a graph that the fetches need (tf.compat.v1.Session).
+
+`run(fetches, feed_dict)` accepts nested fetches (lists, tuples, dicts, namedtuples; an Operation
+fetches as None), checks feeds against their placeholders, compiles the pruned graph once per
+(fetches, feeds, targets) and hands it to the tagged-token executor. Variables hold their values
+in the Session, as in TensorFlow.
+
+Tracing: `run(..., options=RunOptions(trace_level=RunOptions.FULL_TRACE), run_metadata=meta)` fills
+`meta.trace` with every firing (node, frame, iteration, live/dead, value summary).
+"""
+import time
+
+import numpy as np
+
+from ..framework import dtypes, errors, nest
+from ..framework.ops import Operation, Tensor, get_default_graph
+from ..framework.registry import get_op_def
+from .executor import Executor
+from .graph_compiler import ROOT, compile_graph
+from .trace import Trace
+
+_default_session_stack = []
+
+
+def get_default_session():
+    return _default_session_stack[-1] if _default_session_stack else None
+
+
+class RunOptions:
+    NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
+
+    def __init__(self, trace_level=0, timeout_in_ms=0):
+        self.trace_level = trace_level
+        self.timeout_in_ms = timeout_in_ms
+
+
+class RunMetadata:
+    """Filled by a traced run: `trace` (a cfnb Trace) and `step_stats` (the same firings)."""
+
+    def __init__(self):
+        self.trace = None
+        self.step_stats = None
+
+
+class ConfigProto:
+    """The settings cfnb reads: `operation_timeout_in_ms` (0 = none) and
+    `lower_functional_ops` (False runs If/While as strict function calls)."""
+
+    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, **unused):
+        self.operation_timeout_in_ms = operation_timeout_in_ms
+        self.lower_functional_ops = lower_functional_ops
+
+
+class _SessionState:
+    """What kernels of stateful ops may touch: variable values live here."""
+
+    def __init__(self):
+        self.variables = {}
+
+
+class Session:
+    def __init__(self, target="", graph=None, config=None):
+        self._graph = graph or get_default_graph()
+        self._config = config or ConfigProto()
+        self._state = _SessionState()
+        self._cache = {}
+        self._closed = False
+        self._context_managers = []
+
+    graph = property(lambda self: self._graph)
+
+    # --- context management -----------------------------------------------------------
+    def __enter__(self):
+        _default_session_stack.append(self)
+        cm = self._graph.as_default()
+        cm.__enter__()
+        self._context_managers.append(cm)
+        return self
+
+    def __exit__(self, *exc):
+        self._context_managers.pop().__exit__(*exc)
+        _default_session_stack.remove(self)
+        self.close()
+        return False
+
+    def as_default(self):
+        session = self
+
+        class _Default:
+            def __enter__(self):
+                _default_session_stack.append(session)
+                return session
+
+            def __exit__(self, *exc):
+                _default_session_stack.remove(session)
+                return False
+
+        return _Default()
+
+    def close(self):
+        self._closed = True
+        self._cache.clear()
+
+    # --- running ------------------------------------------------------------------------
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
+        feed_tensors, feed_values = self._prepare_feeds(feed_dict)
+        executor = self._executor(flat_fetches, targets, feed_tensors)
+        trace = Trace() if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
+        timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
+                   self._config.operation_timeout_in_ms)
+        deadline = time.monotonic() + timeout / 1000.0 if timeout else None
+        values = executor.run(feed_values, trace=trace, deadline=deadline)
+        if run_metadata is not None and trace is not None:
+            run_metadata.trace = trace
+            run_metadata.step_stats = trace.firings
+        return rebuild(values)
+
+    def _executor(self, fetch_tensors, targets, feed_tensors):
+        key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == self._graph.version:
+            return cached[1]
+        self._check_runnable(fetch_tensors, targets, feed_tensors)
+        exe = compile_graph(self._graph, fetch_tensors, targets, feed_tensors, self._make_kernel)
+        for item in exe.items:
+            if item.retval_index >= 0 and item.frame.name != ROOT:
+                name = exe.fetch_names[item.retval_index]
+                raise ValueError(f"Cannot fetch '{name}': it is inside the while loop frame '{item.frame.name}', "
+                                 f"where it has one value per iteration. Fetch the loop's outputs (its Exit "
+                                 f"tensors), or collect per-iteration values in a TensorArray.")
+        executor = Executor(exe)
+        self._cache[key] = (self._graph.version, executor)
+        return executor
+
+    def _make_kernel(self, op):
+        op_def = get_op_def(op.type)
+        if op_def.kernel is None:
+            if op.type == "Placeholder":
+                return None
+            raise errors.UnimplementedError(None, op, f"No kernel for op type {op.type} ({op.name}).")
+        return op_def.kernel(op, self._state) if op_def.stateful else op_def.kernel(op)
+
+    def _check_runnable(self, fetch_tensors, targets, feed_tensors):
+        from .graph_compiler import _prune
+        fed = set(feed_tensors)
+        for t in feed_tensors:
+            ctxt = t.op._control_flow_context
+            if ctxt is not None and ctxt.GetWhileContext() is not None and t.op.type != "Exit":
+                raise ValueError(f"Tensor {t.name} may not be fed: it is inside the while loop "
+                                 f"'{ctxt.GetWhileContext().name}'.")
+        for op in _prune(fetch_tensors, targets, fed):
+            if op.type == "Placeholder" and op.outputs[0] not in fed:
+                shape = op.get_attr("shape")
+                shape_text = "<unknown>" if shape.ndims is None else str([d if d is not None else -1
+                                                                          for d in shape.as_list()])
+                raise errors.InvalidArgumentError(
+                    None, op, f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                              f"{op.get_attr('dtype').name} and shape {shape_text}")
+
+    # --- fetches and feeds -------------------------------------------------------------------
+    def _as_element(self, f):
+        g = self._graph
+        if isinstance(f, str):
+            f = g.as_graph_element(f)
+        elif hasattr(f, "_as_graph_element"):
+            f = f._as_graph_element()
+        if isinstance(f, (Tensor, Operation)):
+            if f.graph is not g:
+                raise ValueError(f"Fetch argument {f!r} is not an element of this session's graph.")
+            return f
+        raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string, Tensor or "
+                        f"Operation.")
+
+    def _flatten_fetches(self, fetches):
+        if fetches is None:
+            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+        leaves = nest.flatten(fetches)
+        elements = [self._as_element(f) for f in leaves]
+        tensors, targets, slots = [], [], []
+        index = {}
+        for e in elements:
+            if isinstance(e, Operation):
+                targets.append(e)
+                slots.append(None)
+            else:
+                if e not in index:
+                    index[e] = len(tensors)
+                    tensors.append(e)
+                slots.append(index[e])
+
+        def rebuild(values):
+            flat = [None if s is None else values[s] for s in slots]
+            return nest.pack_sequence_as(fetches, flat) if nest.is_nested(fetches) else flat[0]
+
+        return tensors, targets, rebuild
+
+    def _prepare_feeds(self, feed_dict):
+        tensors, values = [], []
+        for key, value in (feed_dict or {}).items():
+            t = self._as_element(key) if not isinstance(key, Tensor) else key
+            if isinstance(t, Operation):
+                raise TypeError(f"Cannot interpret feed_dict key as Tensor: Can not convert an Operation into a "
+                                f"Tensor ({t.name}).")
+            if t.graph is not self._graph:
+                raise ValueError(f"Cannot feed {t.name}: it is not an element of this session's graph.")
+            tensors.append(t)
+            values.append(_check_feed(t, value))
+        return tensors, values
+
+
+def _check_feed(t, value):
+    if isinstance(value, Tensor):
+        raise TypeError(f"The value of a feed cannot be a tf.Tensor object ({value.name}). Acceptable feed values "
+                        f"include Python scalars, strings, lists, numpy ndarrays, or TensorHandles.")
+    want = t.dtype
+    if want in (dtypes.resource, dtypes.variant):
+        return value
+    raw = np.asarray(value)
+    if want.is_integer and raw.dtype.kind == "f" and np.any(raw != np.floor(raw)):
+        raise TypeError(f"Cannot feed value {value!r} to the {want.name} tensor '{t.name}': it is not an integer.")
+    if want.is_bool and raw.dtype.kind != "b":
+        raise TypeError(f"Cannot feed value of dtype {raw.dtype} to the bool tensor '{t.name}'.")
+    arr = np.asarray(value, dtype=want.as_numpy_dtype)
+    if not t.shape.is_compatible_with(arr.shape):
+        raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape {t.shape}")
+    return arr[()] if arr.ndim == 0 else arr
