@@ -40,6 +40,7 @@ from .framework.ops import (
 from .framework.registry import RegisterGradient
 from .framework.tensor_shape import TensorShape
 from .ops.array_ops import (
+    cast,
     concat,
     constant,
     expand_dims,
@@ -66,9 +67,12 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
-from .ops.array_ops import cast
 from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
-from .ops.control_flow_v2_toggles import control_flow_v2_enabled, disable_control_flow_v2, enable_control_flow_v2
+from .ops.control_flow_v2_toggles import (
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
+    enable_control_flow_v2,
+)
 from .ops.logging_ops import Assert, Print
 from .ops.math_ops import (
     abs,

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import dtypes as _dtypes
 from .registry import get_op_def
-from .tensor_shape import TensorShape, as_shape
+from .tensor_shape import as_shape
 
 
 class Tensor:

@@ -225,7 +225,7 @@ def transpose(a, perm=None, name="transpose"):
         if perm is None:
             if a.shape.ndims is None:
                 raise ValueError("transpose without perm needs a known rank")
-            perm = list(range(a.shape.ndims))[::-1]
+            perm = list(builtins.range(a.shape.ndims))[::-1]
         return apply_op("Transpose", [("x", a), ("perm", perm)], name=scope,
                         dtypes={"perm": dtypes.int32}).outputs[0]
 
@@ -293,14 +293,15 @@ def cast(x, dtype, name=None):
 
 
 def _range_infer(op):
-    vals = [_const_value(_in(op, i)) for i in range(3)]
+    vals = [_const_value(_in(op, i)) for i in builtins.range(3)]
     dt = _in(op, 0).dtype
     if any(v is None for v in vals):
         return [(dt, TensorShape([None]))]
     return [(dt, TensorShape([len(np.arange(*[v.item() for v in vals]))]))]
 
 
-register_op("Range", _range_infer, lambda op: lambda s, l, d: np.arange(s, l, d, dtype=np.asarray(s).dtype))
+register_op("Range", _range_infer, lambda op: lambda start, limit, delta: np.arange(
+    start, limit, delta, dtype=np.asarray(start).dtype))
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name

@@ -3,6 +3,8 @@
 Op types and default names are TensorFlow's: `x + y` is an `AddV2` named `add`, `tf.add(x, y)`
 an `AddV2` named `Add`, `x / y` a `RealDiv` named `truediv`.
 """
+import operator
+
 import numpy as np
 
 from ..framework import dtypes
@@ -56,10 +58,6 @@ def _kernel(fn):
     return lambda op: fn
 
 
-def _int_safe_pow(x, y):
-    return np.power(x, y)
-
-
 def _floordiv(x, y):
     if np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0):
         raise ZeroDivisionError("Integer division by zero")
@@ -76,18 +74,21 @@ def _sigmoid(x):
     return np.reciprocal(1 + np.exp(-x))
 
 
+# Kernels use Python operators where they mean exactly the numpy ufunc: on numpy scalars an
+# operator costs ~30 ns and a ufunc call ~550 ns, and loops spend their time on scalars.
 BINARY = {
-    "AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply, "RealDiv": np.true_divide,
-    "FloorDiv": _floordiv, "FloorMod": _floormod, "Pow": _int_safe_pow,
+    "AddV2": operator.add, "Sub": operator.sub, "Mul": operator.mul, "RealDiv": operator.truediv,
+    "FloorDiv": _floordiv, "FloorMod": _floormod, "Pow": operator.pow,
     "Maximum": np.maximum, "Minimum": np.minimum, "SquaredDifference": lambda x, y: np.square(x - y),
     "DivNoNan": lambda x, y: np.where(y == 0, np.zeros_like(x), np.true_divide(x, np.where(y == 0, 1, y))),
 }
 COMPARE = {
-    "Less": np.less, "LessEqual": np.less_equal, "Greater": np.greater, "GreaterEqual": np.greater_equal,
-    "Equal": np.equal, "NotEqual": np.not_equal, "LogicalAnd": np.logical_and, "LogicalOr": np.logical_or,
+    "Less": operator.lt, "LessEqual": operator.le, "Greater": operator.gt, "GreaterEqual": operator.ge,
+    "Equal": np.equal, "NotEqual": np.not_equal, "LogicalAnd": operator.and_, "LogicalOr": operator.or_,
 }
 UNARY = {
-    "Neg": np.negative, "Abs": np.abs, "Square": np.square, "Sqrt": np.sqrt, "Rsqrt": lambda x: 1 / np.sqrt(x),
+    "Neg": operator.neg, "Abs": operator.abs, "Square": lambda x: x * x, "Sqrt": np.sqrt,
+    "Rsqrt": lambda x: 1 / np.sqrt(x),
     "Exp": np.exp, "Log": np.log, "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": _sigmoid,
     "Relu": lambda x: np.maximum(x, np.zeros((), dtype=np.asarray(x).dtype)), "Reciprocal": np.reciprocal,
     "Sign": np.sign, "Floor": np.floor, "Log1p": np.log1p,
@@ -98,7 +99,7 @@ for _t, _f in COMPARE.items():
     register_op(_t, _compare_infer, _kernel(_f))
 for _t, _f in UNARY.items():
     register_op(_t, _unary_infer, _kernel(_f))
-register_op("LogicalNot", _unary_infer, _kernel(np.logical_not))
+register_op("LogicalNot", _unary_infer, _kernel(operator.invert))  # bool inputs only
 
 
 def _binary(op_type, default_name, bool_inputs=False):
@@ -298,7 +299,8 @@ def _reduction(op_type):
             if x.shape.ndims is not None:
                 axis = list(range(x.shape.ndims))
             else:
-                from .array_ops import range as range_, rank
+                from .array_ops import range as range_
+                from .array_ops import rank
                 axis = range_(0, rank(x))
         return apply_op(op_type, [("input", x), ("reduction_indices", axis)], {"keep_dims": bool(keepdims)},
                         name=name, default_name=op_type, dtypes={"reduction_indices": dtypes.int32}).outputs[0]

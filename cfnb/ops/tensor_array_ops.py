@@ -31,8 +31,9 @@ class TensorArrayState:
 
     def _check_index(self, op, index, writing):
         if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
-            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {'write' if writing else 'read'} "
-                                                      f"from index {index} but array size is: {self.size}")
+            verb = "write to" if writing else "read from"
+            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {verb} index {index} but "
+                                                      f"array size is: {self.size}")
         if index >= self.size:
             grow = index + 1 - self.size
             self.values.extend([None] * grow)

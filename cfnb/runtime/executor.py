@@ -91,7 +91,6 @@ class Executor:
         self._ready = ready
         steps = 0
         popleft = ready.popleft
-        append = ready.append
 
         with np.errstate(all="ignore"):
             while ready:

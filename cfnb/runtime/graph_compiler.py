@@ -26,7 +26,8 @@ class NodeItem:
 
     __slots__ = ("id", "op", "name", "kind", "kernel", "num_inputs", "input_start", "out_edges",
                  "control_out", "pending_init", "frame", "frame_name", "is_constant", "parallel_iterations",
-                 "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id")
+                 "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id", "in_edges", "control_in",
+                 "reachable")
 
     def __init__(self, id, op, name, kind):
         self.id = id
@@ -48,6 +49,9 @@ class NodeItem:
         self.retval_index = -1
         self.feed_index = -1
         self.pending_id = 0
+        self.in_edges = []       # (src_id, src_port) per data input slot
+        self.control_in = []     # src ids
+        self.reachable = True
 
     def __repr__(self):
         return f"<NodeItem {self.id} {self.name} {KIND_NAMES[self.kind]}>"
@@ -148,7 +152,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
 
     for op in ops:
         dst = item_of_op[op]
-        for slot, t in enumerate(op._inputs):
+        for t in op._inputs:
             src, port = source_of(t)
             in_edges[dst.id].append((src, port))
         for c in op._control_inputs:
@@ -163,6 +167,9 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     for dst_id, srcs in enumerate(control_in):
         for src in srcs:
             src.control_out.append(dst_id)
+    for item in items:
+        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
+        item.control_in = [src.id for src in control_in[item.id]]
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -267,5 +274,6 @@ def _build_control_flow_info(items, in_edges, control_in):
     for item in items:
         if item.frame is None:  # never reachable; keep it in the root layout so it is reported
             item.frame = frames[ROOT]
+            item.reachable = False
             frames[ROOT].nodes.append(item)
     return frames

@@ -17,6 +17,7 @@ from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from .executor import Executor
 from .graph_compiler import ROOT, compile_graph
+from .static_schedule import compile_static
 from .trace import Trace
 
 _default_session_stack = []
@@ -46,9 +47,12 @@ class ConfigProto:
     """The settings cfnb reads: `operation_timeout_in_ms` (0 = none) and
     `lower_functional_ops` (False runs If/While as strict function calls)."""
 
-    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, **unused):
+    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, **unused):
         self.operation_timeout_in_ms = operation_timeout_in_ms
         self.lower_functional_ops = lower_functional_ops
+        # cfnb's own switch: run well-formed loops through the precompiled schedule when no
+        # trace or timeout is asked for (see runtime/static_schedule.py); False always interprets.
+        self.static_schedule = static_schedule
 
 
 class _SessionState:
@@ -112,7 +116,11 @@ class Session:
         timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
                    self._config.operation_timeout_in_ms)
         deadline = time.monotonic() + timeout / 1000.0 if timeout else None
-        values = executor.run(feed_values, trace=trace, deadline=deadline)
+        static = executor.static if trace is None and deadline is None else None
+        if static is not None:
+            values = static.run(feed_values)
+        else:
+            values = executor.run(feed_values, trace=trace, deadline=deadline)
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
@@ -132,6 +140,7 @@ class Session:
                                  f"where it has one value per iteration. Fetch the loop's outputs (its Exit "
                                  f"tensors), or collect per-iteration values in a TensorArray.")
         executor = Executor(exe)
+        executor.static = compile_static(exe) if self._config.static_schedule else None
         self._cache[key] = (self._graph.version, executor)
         return executor
 

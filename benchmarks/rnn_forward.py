@@ -1,0 +1,79 @@
+"""An RNN forward pass, h_t = tanh(x_t @ W_x + h_{t-1} @ W_h), as a v1 while_loop over TensorArrays.
+
+T=100 steps, batch 32, input and hidden size 256, float32. x is fed through a placeholder and
+unstacked into a TensorArray read inside the loop; the outputs are the final h and the stack of all
+h's. Compares cfnb with the same RNN hand-written in numpy and with TensorFlow (control flow v1) when
+importable. Target: cfnb within 1.1x of the hand-written numpy.
+"""
+import numpy as np
+from _timing import allclose, best_of, check, print_table, tf_v1
+
+import cfnb
+
+T, BATCH, HIDDEN, INPUT = 100, 32, 256, 256
+TARGET_VS_NUMPY = 1.1
+
+
+def data():
+    rs = np.random.RandomState(0)
+    w_x = (rs.randn(INPUT, HIDDEN) * 0.05).astype(np.float32)
+    w_h = (rs.randn(HIDDEN, HIDDEN) * 0.05).astype(np.float32)
+    x = rs.randn(T, BATCH, INPUT).astype(np.float32)
+    return x, w_x, w_h
+
+
+def build(tf, w_x, w_h):
+    """The benchmarked program, for cfnb or tf.compat.v1: returns (graph, x placeholder, fetches)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [T, BATCH, INPUT], name="x")
+        w_x, w_h = tf.constant(w_x), tf.constant(w_h)
+        xs = tf.TensorArray(tf.float32, size=T).unstack(x)
+
+        def body(t, h, hs):
+            h = tf.tanh(tf.matmul(xs.read(t), w_x) + tf.matmul(h, w_h))
+            return t + 1, h, hs.write(t, h)
+
+        init = [tf.constant(0), tf.zeros([BATCH, HIDDEN], tf.float32), tf.TensorArray(tf.float32, size=T)]
+        _, h, hs = tf.while_loop(lambda t, h, hs: t < T, body, init)
+        fetches = h, hs.stack()
+    return graph, x, fetches
+
+
+def time_session(tf, x, w_x, w_h, repeat=20):
+    """(best seconds per Session.run, its result); the warm-up run compiles and caches the graph."""
+    graph, x_ph, fetches = build(tf, w_x, w_h)
+    with tf.Session(graph=graph) as sess:
+        run = lambda: sess.run(fetches, {x_ph: x})
+        return best_of(run, repeat=repeat), run()
+
+
+def numpy_rnn(x, w_x, w_h):
+    h = np.zeros((BATCH, HIDDEN), np.float32)
+    hs = []
+    for t in range(T):
+        h = np.tanh(x[t] @ w_x + h @ w_h)
+        hs.append(h)
+    return h, np.stack(hs)
+
+
+def main():
+    x, w_x, w_h = data()
+    ms = lambda seconds: seconds * 1e3
+    cfnb_s, cfnb_out = time_session(cfnb.compat.v1, x, w_x, w_h)
+    rows = [("cfnb", ms(cfnb_s)), ("numpy", ms(best_of(lambda: numpy_rnn(x, w_x, w_h), repeat=20)))]
+    expected = numpy_rnn(x, w_x, w_h)
+    checks = [("cfnb", cfnb_out)]
+    tf = tf_v1()
+    if tf is not None:
+        tf_s, tf_out = time_session(tf, x, w_x, w_h)
+        rows.append(("tensorflow", ms(tf_s)))
+        checks.append(("tensorflow", tf_out))
+    title = f"RNN forward, T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}"
+    print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
+    agree = lambda out: all(allclose(a, b) for a, b in zip(out, expected))
+    return check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, agree)
+
+
+if __name__ == "__main__":
+    raise SystemExit(0 if main() else 1)

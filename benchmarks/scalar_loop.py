@@ -1,0 +1,55 @@
+"""Per-iteration overhead of a v1 while_loop: 20,000 iterations of `(i + 1, s + 1.5)` while `i < n`.
+
+Compares cfnb's Session.run (compiled graph cached by a warm-up run), the same arithmetic as a plain
+Python loop, and TensorFlow (control flow v1) when importable. Target: cfnb within 3x of TensorFlow.
+"""
+from _timing import best_of, check, print_table, tf_v1
+
+import cfnb
+
+N = 20_000
+TARGET_VS_TF = 3.0
+
+
+def build(tf):
+    """The benchmarked program, for cfnb or tf.compat.v1: returns (graph, n placeholder, fetches)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        n = tf.placeholder(tf.int32, [], name="n")
+        fetches = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 1.5), [0, 0.0])
+    return graph, n, fetches
+
+
+def time_session(tf, repeat):
+    """(best seconds per Session.run, its result); the warm-up run compiles and caches the graph."""
+    graph, n, fetches = build(tf)
+    with tf.Session(graph=graph) as sess:
+        run = lambda: sess.run(fetches, {n: N})
+        return best_of(run, repeat=repeat), run()
+
+
+def python_loop(n):
+    i, s = 0, 0.0
+    while i < n:
+        i, s = i + 1, s + 1.5
+    return i, s
+
+
+def main():
+    per_iter = lambda seconds: seconds / N * 1e6
+    cfnb_s, cfnb_out = time_session(cfnb.compat.v1, repeat=5)
+    rows = [("cfnb", per_iter(cfnb_s)), ("python", per_iter(best_of(lambda: python_loop(N), repeat=20)))]
+    checks = [("cfnb", cfnb_out)]
+    tf = tf_v1()
+    if tf is not None:
+        tf_s, tf_out = time_session(tf, repeat=20)
+        rows.append(("tensorflow", per_iter(tf_s)))
+        checks.append(("tensorflow", tf_out))
+    title = f"scalar while_loop, {N} iterations"
+    print_table(title, "µs/iter", rows, targets={"tensorflow": TARGET_VS_TF}, tf_skipped=tf is None)
+    expected = python_loop(N)
+    return check(f"(i, s) == python loop's {expected}", checks, lambda out: tuple(out) == expected)
+
+
+if __name__ == "__main__":
+    raise SystemExit(0 if main() else 1)

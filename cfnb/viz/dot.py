@@ -1,0 +1,250 @@
+"""Draw a graph with graphviz: one cluster per while frame, the five primitives in their own shapes.
+
+`to_dot(graph)` returns a `graphviz.Digraph` whose source is the same on every run (node ids are
+counters in op order, never `id()`), so the SVG is too. The trace view (`to_dot(graph,
+step=firing, seen=...)`) keeps the same layout and only restyles nodes: the firing node is
+highlighted, dead tokens are grey, and the value is an `xlabel`, which graphviz places after
+layout, so nodes do not move between steps.
+
+`show(graph)` wraps the drawing for Jupyter: SVG when Graphviz's `dot` is installed, otherwise one
+clear message with how to install it, and the DOT text.
+"""
+import functools
+import html
+import shutil
+from collections import deque
+
+import graphviz
+
+# The primitives, as TensorFlow's lowering diagrams draw them.
+STYLE = {
+    "Enter": {"shape": "invhouse", "fillcolor": "#cfe2f3", "color": "#3d85c6"},
+    "Exit": {"shape": "house", "fillcolor": "#fce5cd", "color": "#e69138"},
+    "Merge": {"shape": "invtrapezium", "fillcolor": "#d9ead3", "color": "#6aa84f"},
+    "Switch": {"shape": "trapezium", "fillcolor": "#f4cccc", "color": "#cc0000"},
+    "NextIteration": {"shape": "cds", "fillcolor": "#d9d2e9", "color": "#674ea7"},
+    "LoopCond": {"shape": "diamond", "fillcolor": "#fff2cc", "color": "#bf9000"},
+    "If": {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"},
+    "While": {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"},
+    "StackPushV2": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
+    "StackPopV2": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
+    "TensorListPushBack": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
+    "TensorListPopBack": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
+}
+CONST_STYLE = {"shape": "plaintext", "fillcolor": "white", "color": "#999999", "fontcolor": "#666666"}
+OP_STYLE = {"shape": "box", "style": "rounded,filled", "fillcolor": "#f3f3f3", "color": "#666666"}
+LEGEND = ["Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond"]
+FONT = "Helvetica"
+
+
+def frames_of(graph):
+    """Frame name of every op, by TensorFlow's BFS; Enter and Exit drawn inside their loop.
+
+    Returns (frame_of: {op: frame name}, parent_of: {frame: parent frame, "" for the root}).
+    """
+    ops = graph.get_operations()
+    consumers = {op: [] for op in ops}
+    for op in ops:
+        for t in op.inputs:
+            consumers[t.op].append(op)
+        for c in op.control_inputs:
+            consumers[c].append(op)
+    frame_of, parent_of = {}, {"": None}
+    queue = deque()
+    for op in ops:
+        if not op.inputs and not op.control_inputs:
+            frame_of[op] = ""
+            queue.append(op)
+    while queue:
+        op = queue.popleft()
+        frame = frame_of[op]
+        if op.type == "Enter":
+            inner = op.get_attr("frame_name")
+            out_frame = inner
+        elif op.type == "Exit":
+            out_frame = parent_of.get(frame, "")
+        else:
+            out_frame = frame
+        for c in consumers[op]:
+            if c in frame_of:
+                continue
+            if c.type == "Enter":
+                child = c.get_attr("frame_name")
+                parent_of.setdefault(child, out_frame)
+                frame_of[c] = child
+            else:
+                frame_of[c] = out_frame
+            queue.append(c)
+    for op in ops:
+        frame_of.setdefault(op, "")
+    return frame_of, parent_of
+
+
+def _label(op):
+    short = op.name.rsplit("/", 1)[-1]
+    if op.type == "Const":
+        from .text import _value_text
+        return f"{short}\n= {_value_text(op.get_attr('value'))[:24]}"
+    if short == op.type or short.split("_")[0] == op.type:
+        return short
+    return f"{short}\n{op.type}"
+
+
+def _node_attrs(op):
+    if op.type == "Const":
+        attrs = dict(CONST_STYLE)
+    elif op.type in STYLE:
+        attrs = {"style": "filled", **STYLE[op.type]}
+    else:
+        attrs = dict(OP_STYLE)
+    attrs["label"] = _label(op)
+    attrs["tooltip"] = f"{op.name} ({op.type})"
+    return attrs
+
+
+def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=None, ops=None):
+    """A deterministic `graphviz.Digraph` of `graph` (or of the listed `ops`).
+
+    Trace styling: `step` names the node firing now (highlighted), `dead` nodes whose last token was
+    dead (grey), `fired` nodes that have fired at least once (solid border), `values` maps node
+    names to a short value shown beside the node.
+    """
+    ops = graph.get_operations() if ops is None else list(ops)
+    keep = set(ops)
+    ids = {op: f"n{k}" for k, op in enumerate(ops)}
+    frame_of, parent_of = frames_of(graph)
+    dot = graphviz.Digraph(name="cfnb", comment=title or "cfnb graph")
+    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35")
+    dot.attr("node", fontname=FONT, fontsize="10", height="0.3", margin="0.08,0.03")
+    dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6", color="#555555")
+    if title:
+        dot.attr(label=title, labelloc="t", fontsize="13")
+    dead, fired, values = set(dead), set(fired), dict(values or {})
+
+    def node(g, op):
+        attrs = _node_attrs(op)
+        if step is not None or fired or dead:
+            if op.name in dead:
+                attrs.update(fillcolor="#eeeeee", color="#bbbbbb", fontcolor="#aaaaaa", style="filled,dashed")
+            elif fired and op.name not in fired and op.name != step:
+                attrs.update(style=attrs.get("style", "filled") + ",dotted")
+            if op.name == step:
+                attrs.update(penwidth="3", color="#000000",
+                             fillcolor="#ffe599" if op.name not in dead else "#dddddd")
+            if op.name in values:
+                attrs["xlabel"] = html.escape(values[op.name], quote=False)
+                attrs["forcelabels"] = "true"
+        g.node(ids[op], **attrs)
+
+    # Clusters, nested as the frames nest; frame names are ordered by first appearance.
+    frame_order = []
+    for op in ops:
+        if frame_of[op] not in frame_order:
+            frame_order.append(frame_of[op])
+    children = {}
+    for f in frame_order:
+        p = parent_of.get(f) or ""
+        while p and p not in frame_order:
+            frame_order.append(p)
+            p = parent_of.get(p) or ""
+    for f in frame_order:
+        if f:
+            children.setdefault(parent_of.get(f) or "", []).append(f)
+    parallel = {}
+    for op in ops:
+        if op.type == "Enter":
+            parallel.setdefault(op.get_attr("frame_name"), op.get_attr("parallel_iterations"))
+
+    def emit(g, frame):
+        for op in ops:
+            if frame_of[op] == frame:
+                node(g, op)
+        for child in children.get(frame, []):
+            with g.subgraph(name=f"cluster_{frame_order.index(child)}") as sub:
+                label = f"frame {child}"
+                if child in parallel:
+                    label += f"\nparallel_iterations={parallel[child]}"
+                sub.attr(label=label, style="rounded,dashed", color="#3d85c6", fontcolor="#3d85c6",
+                         fontsize="10", labeljust="l")
+                emit(sub, child)
+
+    emit(dot, "")
+
+    for op in ops:
+        for t in op.inputs:
+            if t.op not in keep:
+                continue
+            attrs = {}
+            if t.op.type == "Switch":
+                attrs.update(label="T" if t.value_index == 1 else "F",
+                             color="#cc0000" if t.value_index == 1 else "#990000")
+            elif t.value_index:
+                attrs["label"] = f":{t.value_index}"
+            if t.op.type == "NextIteration":
+                attrs.update(style="dashed", color="#674ea7", constraint="false")
+            dot.edge(ids[t.op], ids[op], **attrs)
+        for c in op.control_inputs:
+            if c in keep:
+                dot.edge(ids[c], ids[op], style="dotted", color="#999999", arrowhead="odot")
+    if legend and any(op.type in LEGEND for op in ops):
+        with dot.subgraph(name="cluster_legend") as lg:
+            lg.attr(label="primitives", style="rounded", color="#cccccc", fontsize="9", fontcolor="#999999")
+            for k, kind in enumerate(LEGEND):
+                lg.node(f"legend{k}", label=kind, style="filled", fontsize="9", **STYLE[kind])
+            for a, b in zip(range(len(LEGEND) - 1), range(1, len(LEGEND))):
+                lg.edge(f"legend{a}", f"legend{b}", style="invis")
+    return dot
+
+
+# --- rendering ---------------------------------------------------------------------------------
+MISSING_DOT = ("Graphviz's `dot` program is not installed, so graphs are shown as DOT text. Install it with "
+               "`sudo apt-get install graphviz` (Debian/Ubuntu), `brew install graphviz` (macOS) or "
+               "`conda install -c conda-forge graphviz`, then restart the kernel.")
+
+
+def dot_available():
+    return shutil.which("dot") is not None
+
+
+@functools.lru_cache(maxsize=512)
+def _render_cached(source):
+    return graphviz.Source(source).pipe(format="svg").decode("utf-8")
+
+
+def render_svg(dot):
+    """SVG text for a Digraph (cached by DOT source, so each view is rendered once)."""
+    svg = _render_cached(dot.source)
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else svg
+
+
+_warned = []
+
+
+class GraphView:
+    """What a notebook shows for a graph: SVG (or DOT text when `dot` is missing), and a short,
+    deterministic text/plain."""
+
+    def __init__(self, dot, text):
+        self.dot = dot
+        self.text = text
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        if not dot_available():
+            if not _warned:
+                _warned.append(True)
+                return {"text/plain": MISSING_DOT + "\n\n" + self.dot.source}
+            return {"text/plain": self.dot.source}
+        return {"image/svg+xml": render_svg(self.dot), "text/plain": self.text}
+
+    def __repr__(self):
+        return self.text
+
+
+def show(graph, title=None, **kwargs):
+    """A displayable view of `graph` (see `to_dot` for the trace-styling arguments)."""
+    ops = graph.get_operations()
+    kinds = sorted({op.type for op in ops} & set(LEGEND))
+    text = f"<cfnb graph{': ' + title if title else ''}: {len(ops)} ops" + (
+        f"; primitives {', '.join(kinds)}>" if kinds else ">")
+    return GraphView(to_dot(graph, title=title, **kwargs), text)

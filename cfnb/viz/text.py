@@ -1,0 +1,64 @@
+"""`graph.as_text()`: one line per op, in creation order, the same on every run.
+
+    while/Merge = Merge(while/Enter, while/NextIteration) -> int32[], int32[]
+    while/mul/Enter = Enter(Const) {frame_name=while/while_context, is_constant=True, ...} -> float32[]
+
+Inputs are written `op` for output 0 and `op:k` otherwise; control inputs follow as `^op`.
+Golden tests compare this text, so nothing in it may depend on memory addresses or timing.
+"""
+import numpy as np
+
+_HIDDEN_ATTRS = {"element_shape_holder", "value", "dtype", "T", "N", "SrcT", "out_type"}
+
+
+def _tensor_ref(t):
+    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+
+
+def _attr_text(value):
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, float | int | str):
+        return str(value)
+    if hasattr(value, "name") and not isinstance(value, np.ndarray):
+        return str(value.name)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_attr_text(v) for v in value) + "]"
+    return str(value)
+
+
+def _value_text(value):
+    arr = np.asarray(value)
+    if arr.ndim == 0:
+        v = arr.item()
+        return repr(v) if not isinstance(v, float) else f"{v:g}"
+    flat = arr.reshape(-1)
+    body = ", ".join(f"{v:g}" if isinstance(v, float) else str(v) for v in flat[:6].tolist())
+    return f"[{body}{', ...' if flat.size > 6 else ''}]"
+
+
+def op_to_text(op):
+    args = [_tensor_ref(t) for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs]
+    attrs = {k: v for k, v in sorted(op.attr.items()) if k not in _HIDDEN_ATTRS and v is not None}
+    if op.type == "Const":
+        attrs = {"value": _value_text(op.get_attr("value"))}
+    attr_text = (" {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}") if attrs else ""
+    outs = ", ".join(f"{t.dtype.name}{_shape_text(t.shape)}" for t in op.outputs)
+    return f"{op.name} = {op.type}({', '.join(args)}){attr_text}" + (f" -> {outs}" if outs else "")
+
+
+def _shape_text(shape):
+    if shape.ndims is None:
+        return "[?]*"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def graph_to_text(graph, ops=None):
+    """The whole graph (or the listed ops), one op per line, plus its functions if any."""
+    ops = graph.get_operations() if ops is None else ops
+    lines = [op_to_text(op) for op in ops]
+    for name in sorted(getattr(graph, "_functions", {})):
+        fn = graph._functions[name]
+        lines.append(f"function {name}:")
+        lines.extend("    " + line for line in graph_to_text(fn).splitlines())
+    return "\n".join(lines)
