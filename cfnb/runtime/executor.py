@@ -30,6 +30,7 @@ from collections import deque
 import numpy as np
 
 from ..framework import errors
+from ..framework.registry import get_op_def
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, SWITCH, TRIGGER
 
 _MISSING = object()
@@ -78,6 +79,7 @@ class Executor:
 
     def __init__(self, exe):
         self.exe = exe
+        self._diagnose = None  # a list while re-running to explain a missing fetch
 
     def run(self, feed_values, trace=None, deadline=None):
         exe = self.exe
@@ -178,7 +180,7 @@ class Executor:
         self.steps = steps
         missing = [k for k, v in enumerate(results) if v is _MISSING or v is None]
         if missing:
-            raise self._missing_error(missing, root)
+            raise self._missing_error(missing, root, feed_values)
         return results
 
     # --- helpers ---------------------------------------------------------------------------
@@ -202,11 +204,14 @@ class Executor:
             if dst_is_merge:
                 if value is not None:
                     count = pending[pid]
+                    if not count & 1:
+                        # A second live input in one iteration: only a malformed graph does this.
+                        raise errors.InternalError(None, items[dst].op, f"Merge can not have more than one valid "
+                                                                        f"input ({items[dst].name}).")
                     pending[pid] = count & ~1
                     dst_ready = count == 1
                     dst_dead = False
-                    if count & 1:
-                        inputs[loc] = value
+                    inputs[loc] = value
                 else:
                     dead[pid] += 1
                     dst_item = items[dst]
@@ -288,6 +293,8 @@ class Executor:
     def _cleanup_iterations(self, frame, it):
         curr = it.iter_num
         while curr <= frame.iteration_count and curr in frame.iterations and self._is_iteration_done(frame, it):
+            if self._diagnose is not None:
+                self._diagnose.extend(self._waiting_in(frame, it))
             del frame.iterations[curr]
             frame.num_outstanding_iterations -= 1
             curr += 1
@@ -356,9 +363,19 @@ class Executor:
         error.args = (error.message,)
         return error
 
-    def _missing_error(self, missing, root):
+    def _missing_error(self, missing, root, feed_values):
         names = [self.exe.fetch_names[k] for k in missing]
         waiting = self._waiting_nodes(root)
+        stateless = not any(item.op is not None and get_op_def(item.op.type).stateful for item in self.exe.items)
+        if not waiting and stateless and self._diagnose is None:
+            # Finished iterations are deleted with what they held; replay the run (it has no
+            # side effects) recording the nodes that an iteration left waiting.
+            self._diagnose = []
+            try:
+                self.run(feed_values)
+            except errors.InvalidArgumentError:
+                pass
+            waiting, self._diagnose = self._diagnose, None
         msg = (f"Retval[{missing[0]}] does not have value: the fetch '{names[0]}' was never computed "
                f"live.")
         if waiting:
@@ -377,12 +394,16 @@ class Executor:
         while stack:
             frame = stack.pop()
             for it in frame.iterations.values():
-                for item in frame.info.nodes:
-                    p = it.pending[item.pending_id]
-                    got_some = p < item.pending_init if item.kind != MERGE else (p != item.pending_init)
-                    if item.kind == MERGE and p & 1 and p == item.pending_init:
-                        got_some = False
-                    if p > 0 and got_some and item.kind not in (RETVAL, FEED):
-                        out.append(f"{item.name} (iteration {it.iter_num})")
+                out.extend(self._waiting_in(frame, it))
             stack.extend(frame.children.values())
+        return out
+
+    @staticmethod
+    def _waiting_in(frame, it):
+        out = []
+        for item in frame.info.nodes:
+            p = it.pending[item.pending_id]
+            if 0 < p < item.pending_init and item.kind not in (RETVAL, FEED, MERGE):
+                where = f"frame '{frame.info.name}', " if frame.path else ""
+                out.append(f"{item.name} ({where}iteration {it.iter_num})")
         return out

@@ -1,0 +1,71 @@
+"""Forward conformance: every program of tests/conformance/programs.py, run on cfnb, must give what
+TensorFlow gave (tests/conformance/expected_tf.json, written by tests/conformance/record.py) in value,
+shape and dtype. TensorFlow itself is never imported here; only its recorded answers are used."""
+import importlib.util
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import cfnb
+
+HERE = pathlib.Path(__file__).parent / "conformance"
+# Loaded by path, so the test does not depend on where pytest puts tests/ on sys.path.
+_spec = importlib.util.spec_from_file_location("cfnb_conformance_programs", HERE / "programs.py")
+programs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(programs)
+
+EXPECTED = json.loads((HERE / "expected_tf.json").read_text())
+
+# Control-flow modes checked against TensorFlow. Add "v2" once cfnb has functional If/While.
+MODES = ["v1"]
+RTOL, ATOL = 2e-4, 2e-5
+
+
+@pytest.fixture
+def control_flow(mode):
+    """Switch cfnb to `mode` for one test, then restore what was there (the toggle is global)."""
+    was_v2 = cfnb.control_flow_v2_enabled()
+    (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
+    yield
+    (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
+
+
+def test_every_program_is_recorded():
+    """A program added without re-running record.py would otherwise go unchecked."""
+    for mode in MODES:
+        missing = sorted(set(programs.PROGRAMS) - set(EXPECTED[mode]))
+        assert not missing, f"run /work/tfenv/bin/python tests/conformance/record.py; missing in {mode}: {missing}"
+
+
+def mismatches(got, want, dtypes, shapes):
+    """One line per fetched key that differs from TensorFlow; floats within tolerance, others exactly."""
+    problems = []
+    if sorted(got) != sorted(want):
+        return [f"fetched keys {sorted(got)} != recorded {sorted(want)}"]
+    for key, value in got.items():
+        expected = np.asarray(want[key], dtype=dtypes[key]).reshape(shapes[key])
+        if value.dtype != expected.dtype:
+            problems.append(f"{key}: dtype {value.dtype} != TensorFlow's {expected.dtype}")
+        elif value.shape != expected.shape:
+            problems.append(f"{key}: shape {value.shape} != TensorFlow's {expected.shape}")
+        elif np.issubdtype(expected.dtype, np.floating):
+            if not np.allclose(value, expected, rtol=RTOL, atol=ATOL):
+                problems.append(f"{key}: {value.tolist()} != TensorFlow's {expected.tolist()}")
+        elif not np.array_equal(value, expected):
+            problems.append(f"{key}: {value.tolist()} != TensorFlow's {expected.tolist()}")
+    return problems
+
+
+@pytest.mark.parametrize("name", list(programs.PROGRAMS))
+@pytest.mark.parametrize("mode", MODES)
+def test_program(mode, name, control_flow):
+    want = EXPECTED[mode].get(name)
+    if want is None:
+        pytest.fail("not recorded: run /work/tfenv/bin/python tests/conformance/record.py")
+    if "error" in want:
+        pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
+    got = programs.run_program(cfnb, programs.PROGRAMS[name])
+    problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
+    assert not problems, "\n".join(problems)
