@@ -20,6 +20,9 @@ EXPECTED = json.loads((HERE / "expected_tf.json").read_text())
 
 # Control-flow modes checked against TensorFlow. Add "v2" once cfnb has functional If/While.
 MODES = ["v1"]
+# cfnb's two ways of running a graph: the precompiled static schedule (the default where it applies)
+# and the tagged-token interpreter. Both must agree with TensorFlow.
+EXECUTORS = {"static": {}, "interpreted": {"static_schedule": False}}
 RTOL, ATOL = 2e-4, 2e-5
 
 
@@ -59,13 +62,14 @@ def mismatches(got, want, dtypes, shapes):
 
 
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
+@pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode", MODES)
-def test_program(mode, name, control_flow):
+def test_program(mode, executor, name, control_flow):
     want = EXPECTED[mode].get(name)
     if want is None:
         pytest.fail("not recorded: run /work/tfenv/bin/python tests/conformance/record.py")
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    got = programs.run_program(cfnb, programs.PROGRAMS[name])
+    got = programs.run_program(cfnb, programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
     problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
     assert not problems, "\n".join(problems)

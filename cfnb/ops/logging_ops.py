@@ -7,7 +7,7 @@ from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 
 
-def _assert_kernel(op):
+def _assert_kernel(op, state):
     summarize = op.get_attr("summarize")
 
     def assert_(condition, *data):
@@ -31,7 +31,7 @@ def Assert(condition, data, summarize=3, name=None):  # noqa: N802 - TensorFlow'
                         {"summarize": summarize}, name=scope, dtypes={"condition": dtypes.bool_})
 
 
-def _print_kernel(op):
+def _print_kernel(op, state):
     message = op.get_attr("message")
 
     def print_(x, *data):

@@ -30,14 +30,15 @@ def program(build):
     return build
 
 
-def run_program(tf, build):
-    """Build `build` in a fresh graph with module `tf` and run it: {key: numpy array}."""
+def run_program(tf, build, config=None):
+    """Build `build` in a fresh graph with module `tf` and run it (in a Session made with `config`):
+    {key: numpy array}."""
     graph = tf.Graph()
     with graph.as_default():
         fetches, feeds = build(tf)
         feeds = dict(feeds)
         init = feeds.pop(INIT, None)
-        with tf.Session(graph=graph) as sess:
+        with tf.Session(graph=graph, config=config) as sess:
             if init is not None:
                 sess.run(init)
             values = sess.run(fetches, feed_dict=feeds)
@@ -405,11 +406,12 @@ def cond_runtime_false(tf):
 def cond_int_predicate_both(tf):
     """T06's forward values: both outcomes of a runtime int predicate in one run."""
     x = tf.constant(10.0)
-    outs = {}
-    for key, value in (("p1", 1), ("p3", 3)):
-        p = tf.placeholder(tf.int32, [], name=key)
-        outs[key] = (p, tf.cond(tf.less(p, 2), lambda: x * 42.0, lambda: x * 3.0))
-    return {k: r for k, (_, r) in outs.items()}, {outs["p1"][0]: 1, outs["p3"][0]: 3}
+    fetches, feeds = {}, {}
+    for value in (1, 3):
+        p = tf.placeholder(tf.int32, [])
+        fetches[f"p{value}"] = tf.cond(tf.less(p, 2), lambda: x * 42.0, lambda: x * 3.0)
+        feeds[p] = value
+    return fetches, feeds
 
 
 def _nested_cond(tf, po_value, pi_value):

@@ -23,7 +23,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-
 from programs import PROGRAMS, run_program  # noqa: E402 - this script's folder is on sys.path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
