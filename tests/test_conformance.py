@@ -39,7 +39,7 @@ def test_every_program_is_recorded():
     """A program added without re-running record.py would otherwise go unchecked."""
     for mode in MODES:
         missing = sorted(set(programs.PROGRAMS) - set(EXPECTED[mode]))
-        assert not missing, f"run /work/tfenv/bin/python tests/conformance/record.py; missing in {mode}: {missing}"
+        assert not missing, f"run tests/conformance/record.py again; missing in {mode}: {missing}"
 
 
 def mismatches(got, want, dtypes, shapes):

@@ -204,7 +204,8 @@ def zero_iteration_fed_bound(tf):
     """A fed bound of 0: the body (whose xs[i] would be out of range) never runs."""
     n = tf.placeholder(tf.int32, [])
     xs = tf.constant([3.0, 4.0])
-    i, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + xs[i + 5]), [0, tf.constant(0.5)])
+    i, acc = tf.while_loop(lambda i, acc: i < n, lambda i, acc: (i + 1, acc + xs[i + 5]),
+                           [0, tf.constant(0.5)])
     return {"i": i, "acc": acc}, {n: 0}
 
 
@@ -536,7 +537,8 @@ def while_cond_while(tf):
     trip count is the outer counter."""
     def outer(i, acc):
         def run_inner():
-            _, s = tf.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + tf.cast(j, tf.float32)), [0, acc])
+            _, s = tf.while_loop(lambda j, s: j < i, lambda j, s: (j + 1, s + tf.cast(j, tf.float32)),
+                                 [0, acc])
             return s
 
         acc = tf.cond(tf.equal(i % 2, 0), run_inner, lambda: acc - 1.0)
@@ -661,7 +663,8 @@ def growing_matrix_rows(tf):
 @program
 def t19_nested_loop_vars(tf):
     """T19; `kinds` records the structure TensorFlow hands back (list / namedtuple / plain tuple)."""
-    lv = [Pair(a=tf.constant(0.0), b=tf.constant(1.0)), (tf.constant(2.0), tf.constant(3.0)), tf.constant(4.0)]
+    c = tf.constant
+    lv = [Pair(a=c(0.0), b=c(1.0)), (c(2.0), c(3.0)), c(4.0)]
     b = lambda lv0, lv1, lv2: [Pair(a=lv0.a + 1, b=lv0.b), (lv1[0] + 1, lv1[1]), lv2 + 2]
     r = tf.while_loop(lambda lv0, _1, _2: lv0.a < 100.0, b, lv)
     kinds = [isinstance(r, list), isinstance(r[0], Pair),
@@ -958,8 +961,8 @@ def ta_scatter_concat_split(tf):
     _, acc = tf.while_loop(lambda i, acc: i < 3, body, [0, tf.zeros([2])])
     pieces = tf.TensorArray(tf.float32, size=3, infer_shape=False).split(tf.range(6.0), [1, 2, 3])
     sums = tf.TensorArray(tf.float32, size=3)
-    _, sums = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s.write(i, tf.reduce_sum(pieces.read(i)))),
-                            [0, sums])
+    _, sums = tf.while_loop(lambda i, s: i < 3,
+                            lambda i, s: (i + 1, s.write(i, tf.reduce_sum(pieces.read(i)))), [0, sums])
     return {"acc": acc, "concat": ta.concat(), "sums": sums.stack()}, {}
 
 
@@ -967,7 +970,8 @@ def ta_scatter_concat_split(tf):
 def nested_maximum_iterations_outer_var(tf):
     """The inner loop's maximum_iterations is the outer counter (0 on the first outer iteration)."""
     def outer(i, total):
-        inner = tf.while_loop(lambda v: v < 100.0, lambda v: v + 1.0, [tf.constant(0.0)], maximum_iterations=i)
+        inner = tf.while_loop(lambda v: v < 100.0, lambda v: v + 1.0, [tf.constant(0.0)],
+                              maximum_iterations=i)
         return i + 1, total + inner
 
     i, total = tf.while_loop(lambda i, total: i < 5, outer, [0, tf.constant(0.0)])
