@@ -186,8 +186,12 @@ divide = truediv
 
 
 def div(x, y, name=None):
-    return apply_op("RealDiv", [("x", x), ("y", y)], name=name, default_name="RealDiv",
-                    same_type=("x", "y")).outputs[0]
+    """TF1's `div`: Python 2 division, i.e. floor division for integers and RealDiv for floats."""
+    with get_default_graph().name_scope(name or "div") as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype_hint=x.dtype)
+        op_type = "FloorDiv" if x.dtype.is_integer else "RealDiv"
+        return apply_op(op_type, [("x", x), ("y", y)], name=scope, same_type=("x", "y")).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------------

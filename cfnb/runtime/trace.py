@@ -79,9 +79,10 @@ class Trace:
     def of_node(self, name):
         return [f for f in self.firings if f.node == name]
 
-    def as_text(self, limit=None):
-        rows = self.firings if limit is None else self.firings[:limit]
-        return "\n".join(str(f) for f in rows)
+    def as_text(self, limit=None, nodes=None):
+        """One line per firing (optionally only those of `nodes`, at most `limit` lines)."""
+        rows = [f for f in self.firings if nodes is None or f.node in nodes]
+        return "\n".join(str(f) for f in rows[:limit])
 
     def __repr__(self):
         return f"<cfnb Trace: {len(self.firings)} firings>"

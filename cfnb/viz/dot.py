@@ -248,3 +248,30 @@ def show(graph, title=None, **kwargs):
     text = f"<cfnb graph{': ' + title if title else ''}: {len(ops)} ops" + (
         f"; primitives {', '.join(kinds)}>" if kinds else ">")
     return GraphView(to_dot(graph, title=title, **kwargs), text)
+
+
+def trace_state(trace, step):
+    """What the graph looks like after firing `step` of a trace: the firing itself, the nodes whose
+    latest token was dead, the nodes that have fired, and each live node's latest value."""
+    last = {}
+    for firing in trace.firings[: step + 1]:
+        last[firing.node] = firing
+    current = trace.firings[step]
+    dead = {n for n, f in last.items() if not f.live}
+    values = {n: f.value for n, f in last.items() if f.live}
+    return current, dead, set(last), values
+
+
+def step_caption(firing):
+    frame = firing.frame or "root"
+    return (f"step {firing.step}: {firing.node} ({firing.op_type}) in frame {frame}, iteration {firing.iteration}, "
+            f"{'live' if firing.live else 'dead'}" + (f", value {firing.value}" if firing.live else ""))
+
+
+def show_step(graph, trace, step, title=None):
+    """The graph as it stands at `step` of `trace`: the same layout as `show(graph)`, the firing node
+    highlighted, dead tokens greyed, latest values beside the nodes."""
+    current, dead, fired, values = trace_state(trace, step)
+    caption = step_caption(current)
+    dot = to_dot(graph, title=title or caption, step=current.node, dead=dead, fired=fired, values=values)
+    return GraphView(dot, caption)
