@@ -20,7 +20,8 @@ def _both(fetches, feeds=None):
 
 
 @settings(max_examples=40, deadline=None)
-@given(n=st.integers(0, 25), step=st.integers(1, 4), x0=st.floats(-2, 2, width=32), parallel=st.sampled_from([1, 2, 10]))
+@given(n=st.integers(0, 25), step=st.integers(1, 4), x0=st.floats(-2, 2, width=32),
+       parallel=st.sampled_from([1, 2, 10]))
 def test_counter_loop_with_float_accumulator(n, step, x0, parallel):
     tf.reset_default_graph()
     limit = tf.placeholder(tf.int32, [])

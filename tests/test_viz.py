@@ -55,7 +55,8 @@ def test_real_dot_renders_svg_and_the_view_has_deterministic_text():
     bundle = view._repr_mimebundle_()
     assert bundle["image/svg+xml"].startswith("<svg")
     assert "Merge" in bundle["image/svg+xml"]
-    assert bundle["text/plain"] == "<cfnb graph: count: 12 ops; primitives Enter, Exit, LoopCond, Merge, NextIteration, Switch>"
+    assert bundle["text/plain"] == ("<cfnb graph: count: 12 ops; primitives Enter, Exit, LoopCond, Merge, "
+                                    "NextIteration, Switch>")
     assert run(r) == 3
 
 
@@ -83,15 +84,19 @@ def test_missing_dot_gives_one_message_and_dot_text(monkeypatch):
     assert "digraph cfnb" in first["text/plain"] and "apt-get" not in second["text/plain"]
 
 
-@pytest.mark.parametrize("build", ["cond", "while"])
-def test_text_form_is_stable(build):
+def _build(kind):
+    x = tf.placeholder(tf.float32, [])
+    if kind == "cond":
+        tf.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
+    else:
+        tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [x])
+
+
+@pytest.mark.parametrize("kind", ["cond", "while"])
+def test_text_form_is_stable(kind):
     texts = []
     for _ in range(2):
         tf.reset_default_graph()
-        x = tf.placeholder(tf.float32, [])
-        if build == "cond":
-            tf.cond(x > 0.0, lambda: x * 2.0, lambda: -x)
-        else:
-            tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [x])
+        _build(kind)
         texts.append(tf.get_default_graph().as_text())
     assert texts[0] == texts[1] and str(tf.get_default_graph()) == texts[1]

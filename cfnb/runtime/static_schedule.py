@@ -378,7 +378,8 @@ class _Codegen:
                 self.emit_unit(key, units[key], 1, defaults, None)
             body = self.lines[start:]
             del self.lines[start:]
-            self.emit_def("run_root", ["feeds"], defaults, body + ["    return (" + "".join(r + ", " for r in self.retvals) + ")"])
+            returns = "".join(r + ", " for r in self.retvals)
+            self.emit_def("run_root", ["feeds"], defaults, body + [f"    return ({returns})"])
             return
         enters = self.enters_of[name]
         pivot, merges, switches, exits = self.analyse_loop(name)
