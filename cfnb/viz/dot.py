@@ -81,11 +81,14 @@ def frames_of(graph):
 
 
 def _label(op):
-    short = op.name.rsplit("/", 1)[-1]
+    parts = op.name.split("/")
+    short = parts[-1]
+    if len(parts) >= 3 and op.type in STYLE:
+        short = "/".join(parts[-2:])  # `mul/Enter`, `Add/Switch_1`: which value the primitive carries
     if op.type == "Const":
         from .text import _value_text
         return f"{short}\n= {_value_text(op.get_attr('value'))[:24]}"
-    if short == op.type or short.split("_")[0] == op.type:
+    if short.split("/")[-1].split("_")[0] == op.type:
         return short
     return f"{short}\n{op.type}"
 

@@ -1,0 +1,28 @@
+"""Re-execute the course notebooks in place, so their committed outputs are what nbval checks.
+
+    .venv/bin/python tools/execute_notebooks.py [notebooks/NAME.ipynb ...]
+
+Needs `nbclient` (the `dev` extra). Run it after editing a notebook, then `make test`.
+"""
+import pathlib
+import sys
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def execute(path):
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    for cell in nb.cells:  # execution metadata holds timestamps; keep diffs to what matters
+        cell.get("metadata", {}).pop("execution", None)
+    nbformat.write(nb, path)
+    print(f"executed {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    paths = [pathlib.Path(p).resolve() for p in sys.argv[1:]] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    for p in paths:
+        execute(p)
