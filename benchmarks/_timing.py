@@ -1,16 +1,18 @@
 """Shared helpers for the hand-run benchmarks: best-of-N timing, an aligned table, optional TensorFlow.
 
-TensorFlow is optional and lives in its own environment (/work/tfenv, Python 3.11 like .venv, same
-numpy). cfnb imports fine from there, so the TensorFlow rows run in the same process when the
-benchmarks are started with that interpreter:
+TensorFlow is optional and never a dependency. Its rows are measured in a *separate process*:
+once TensorFlow is imported, its thread pools compete with numpy's BLAS threads on a small machine
+and slow the numpy work of the other rows (seen here: the numpy RNN ran 2x slower with TensorFlow
+loaded). The child interpreter is CFNB_TF_PYTHON when set (e.g. a virtual environment with
+`tensorflow-cpu`), else this interpreter if it can import TensorFlow; otherwise the rows say SKIPPED:
 
-    PYTHONPATH=/work/main /work/tfenv/bin/python benchmarks/run_all.py
-
-`run_all.py` does this by itself when TensorFlow is not importable and CFNB_TF_PYTHON names an
-interpreter that has it (e.g. `CFNB_TF_PYTHON=/work/tfenv/bin/python make bench`). Otherwise
-`tf_v1()` returns None, the TensorFlow rows are left out and the tables say SKIPPED.
+    CFNB_TF_PYTHON=/path/to/tf-venv/bin/python make bench
 """
+import importlib.util
+import json
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -79,3 +81,31 @@ def tf_v1():
             _tf.disable_eager_execution()
             _tf.disable_control_flow_v2()
     return _tf or None
+
+
+def tf_python():
+    """The interpreter that measures TensorFlow, or None."""
+    if os.environ.get("CFNB_TF_PYTHON"):
+        return os.environ["CFNB_TF_PYTHON"]
+    return sys.executable if importlib.util.find_spec("tensorflow") else None
+
+
+def tf_row(script, repeat):
+    """Run `script --tensorflow REPEAT` in a TensorFlow interpreter: (seconds, result ok) or None."""
+    python = tf_python()
+    if python is None:
+        return None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+               TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run([python, script, "--tensorflow", str(repeat)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        print(f"  TensorFlow run failed: {done.stderr.strip().splitlines()[-1:]}")
+        return None
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result["seconds"], result["ok"], result["version"]
+
+
+def report_tf(seconds, ok):
+    """What a `--tensorflow` child prints for its parent."""
+    print(json.dumps({"seconds": seconds, "ok": bool(ok), "version": tf_v1().__version__}))

@@ -5,8 +5,10 @@ unstacked into a TensorArray read inside the loop; the outputs are the final h a
 h's. Compares cfnb with the same RNN hand-written in numpy and with TensorFlow (control flow v1) when
 importable. Target: cfnb within 1.1x of the hand-written numpy.
 """
+import sys
+
 import numpy as np
-from _timing import allclose, best_of, check, print_table, tf_v1
+from _timing import allclose, best_of, check, print_table, report_tf, tf_row, tf_v1
 
 import cfnb
 
@@ -62,18 +64,28 @@ def main():
     ms = lambda seconds: seconds * 1e3
     cfnb_s, cfnb_out = time_session(cfnb.compat.v1, x, w_x, w_h)
     rows = [("cfnb", ms(cfnb_s)), ("numpy", ms(best_of(lambda: numpy_rnn(x, w_x, w_h), repeat=20)))]
-    expected = numpy_rnn(x, w_x, w_h)
-    checks = [("cfnb", cfnb_out)]
-    tf = tf_v1()
+    checks = [("cfnb", agrees(cfnb_out, x, w_x, w_h))]
+    tf = tf_row(__file__, repeat=20)
     if tf is not None:
-        tf_s, tf_out = time_session(tf, x, w_x, w_h)
-        rows.append(("tensorflow", ms(tf_s)))
-        checks.append(("tensorflow", tf_out))
+        rows.append(("tensorflow", ms(tf[0])))
+        checks.append(("tensorflow", tf[1]))
     title = f"RNN forward, T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}"
     print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
-    agree = lambda out: all(allclose(a, b) for a, b in zip(out, expected))
-    return check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, agree)
+    return check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, lambda ok: ok)
+
+
+def agrees(out, x, w_x, w_h):
+    return all(allclose(a, b) for a, b in zip(out, numpy_rnn(x, w_x, w_h)))
+
+
+def tensorflow_only(repeat):
+    x, w_x, w_h = data()
+    seconds, out = time_session(tf_v1(), x, w_x, w_h, repeat=repeat)
+    report_tf(seconds, agrees(out, x, w_x, w_h))
 
 
 if __name__ == "__main__":
-    raise SystemExit(0 if main() else 1)
+    if "--tensorflow" in sys.argv:
+        tensorflow_only(int(sys.argv[-1]))
+    else:
+        raise SystemExit(0 if main() else 1)

@@ -3,7 +3,9 @@
 Compares cfnb's Session.run (compiled graph cached by a warm-up run), the same arithmetic as a plain
 Python loop, and TensorFlow (control flow v1) when importable. Target: cfnb within 3x of TensorFlow.
 """
-from _timing import best_of, check, print_table, tf_v1
+import sys
+
+from _timing import best_of, check, print_table, report_tf, tf_row, tf_v1
 
 import cfnb
 
@@ -39,17 +41,25 @@ def main():
     per_iter = lambda seconds: seconds / N * 1e6
     cfnb_s, cfnb_out = time_session(cfnb.compat.v1, repeat=5)
     rows = [("cfnb", per_iter(cfnb_s)), ("python", per_iter(best_of(lambda: python_loop(N), repeat=20)))]
-    checks = [("cfnb", cfnb_out)]
-    tf = tf_v1()
+    expected = python_loop(N)
+    agrees = lambda out: tuple(out) == expected
+    checks = [("cfnb", agrees(cfnb_out))]
+    tf = tf_row(__file__, repeat=20)
     if tf is not None:
-        tf_s, tf_out = time_session(tf, repeat=20)
-        rows.append(("tensorflow", per_iter(tf_s)))
-        checks.append(("tensorflow", tf_out))
+        rows.append(("tensorflow", per_iter(tf[0])))
+        checks.append(("tensorflow", tf[1]))
     title = f"scalar while_loop, {N} iterations"
     print_table(title, "µs/iter", rows, targets={"tensorflow": TARGET_VS_TF}, tf_skipped=tf is None)
-    expected = python_loop(N)
-    return check(f"(i, s) == python loop's {expected}", checks, lambda out: tuple(out) == expected)
+    return check(f"(i, s) == python loop's {expected}", checks, lambda ok: ok)
+
+
+def tensorflow_only(repeat):
+    seconds, out = time_session(tf_v1(), repeat=repeat)
+    report_tf(seconds, tuple(out) == python_loop(N))
 
 
 if __name__ == "__main__":
-    raise SystemExit(0 if main() else 1)
+    if "--tensorflow" in sys.argv:
+        tensorflow_only(int(sys.argv[-1]))
+    else:
+        raise SystemExit(0 if main() else 1)
