@@ -138,6 +138,7 @@ from .ops.variables import (
     variables_initializer,
     zeros_initializer,
 )
+from .gradients import gradients, hessians
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
 
 bool = bool_  # noqa: A001 - `tf.bool`

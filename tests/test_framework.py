@@ -13,6 +13,8 @@ import cfnb as tf
 from cfnb import nest
 
 P = collections.namedtuple("P", ["a", "b"])
+NEST_TYPE_XFAIL = pytest.mark.xfail(strict=True, reason="TF raises TypeError for a sequence type mismatch; cfnb "
+                                                        "ValueError")
 Q = collections.namedtuple("Q", ["a", "b"])
 
 
@@ -114,11 +116,13 @@ def test_get_operations_order_and_lookups():
     ("get_tensor_by_name", "x:1", KeyError, "The name 'x:1' refers to a Tensor which does not exist. The operation, "
                                             "'x', exists but only has 1 outputs."),
     ("get_tensor_by_name", "nope:0", KeyError, None),
-    pytest.param("get_operation_by_name", "x:0", ValueError, "Name 'x:0' appears to refer to a Tensor, not a Operation.",
+    pytest.param("get_operation_by_name", "x:0", ValueError,
+                 "Name 'x:0' appears to refer to a Tensor, not a Operation.",
                  marks=pytest.mark.xfail(strict=True, reason="cfnb raises KeyError (not in the graph)")),
     pytest.param("get_tensor_by_name", "nope:0", KeyError, "The operation, 'nope', does not exist in the graph.",
                  marks=pytest.mark.xfail(strict=True, reason="cfnb's message names an Operation, not the Tensor")),
-])
+], ids=["missing-op", "op-name-as-tensor", "bad-output-index", "missing-tensor", "tensor-name-as-op",
+        "missing-tensor-message"])
 def test_lookup_errors(lookup, name, error, match):
     _x()
     with pytest.raises(error) as info:
@@ -200,7 +204,7 @@ def test_function_form_takes_dtype_from_first_argument():
 
 @pytest.mark.xfail(strict=True, reason="TF casts numpy operands of a Tensor operator to the tensor's dtype")
 @pytest.mark.parametrize("dtype,other", [(tf.float32, np.float64(1.0)), (tf.float32, np.array([1.0, 2.0])),
-                                         (tf.int32, np.int64(1))])
+                                         (tf.int32, np.int64(1))], ids=["float64-scalar", "float64-array", "int64"])
 def test_numpy_operand_of_an_operator_takes_the_tensors_dtype(dtype, other):
     assert (tf.placeholder(dtype, [2]) + other).dtype == dtype
 
@@ -210,7 +214,7 @@ def test_numpy_operand_of_an_operator_takes_the_tensors_dtype(dtype, other):
     (1, tf.bool, "Expected bool, but got 1 of type 'int'."),
     pytest.param(1.0, tf.int32, "Expected int32, but got 1.0 of type 'float'.",
                  marks=pytest.mark.xfail(strict=True, reason="cfnb accepts an integral Python float as int32")),
-])
+], ids=["1.5-int32", "1-bool", "1.0-int32"])
 def test_constant_refuses_python_values_of_another_kind(value, dtype, match):
     with pytest.raises(TypeError) as info:
         tf.constant(value, dtype=dtype)
@@ -335,7 +339,8 @@ def test_nest_map_structure():
 
 
 @pytest.mark.parametrize("a,b", [([1, [2]], [3, [4]]), ({"a": 1, "b": [2]}, {"b": [3], "a": 4}),
-                                 (P(1, 2), P(3, 4)), ([1, 2], (3, 4))], ids=["lists", "dicts", "namedtuples", "list-tuple"])
+                                 (P(1, 2), P(3, 4)), ([1, 2], (3, 4))],
+                         ids=["lists", "dicts", "namedtuples", "list-tuple"])
 def test_nest_assert_same_structure_accepts(a, b):
     nest.assert_same_structure(a, b, check_types=False)
     if type(a) is type(b):
@@ -347,9 +352,9 @@ def test_nest_assert_same_structure_accepts(a, b):
     ([1, 2], [3, 4, 5], ValueError, "don't have the same number of elements"),
     ({"a": 1}, {"b": 1}, ValueError, "The two dictionaries don't have the same set of keys"),
     pytest.param([1, 2], (3, 4), TypeError, "don't have the same sequence type",
-                 marks=pytest.mark.xfail(strict=True, reason="TF raises TypeError for a type mismatch; cfnb ValueError")),
+                 marks=NEST_TYPE_XFAIL),
     pytest.param(P(1, 2), Q(1, 2), TypeError, "don't have the same sequence type",
-                 marks=pytest.mark.xfail(strict=True, reason="TF raises TypeError for a type mismatch; cfnb ValueError")),
+                 marks=NEST_TYPE_XFAIL),
 ], ids=["nesting", "length", "dict-keys", "list-vs-tuple", "namedtuple-types"])
 def test_nest_assert_same_structure_errors(a, b, error, why):
     with pytest.raises(error) as info:

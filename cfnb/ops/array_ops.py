@@ -576,4 +576,20 @@ def where(condition, x=None, y=None, name=None):
                     default_name="SelectV2", same_type=("t", "e"), dtypes={"condition": dtypes.bool_}).outputs[0]
 
 
+# ---------------------------------------------------------------------------------------------
+# broadcasting
+
+def _broadcast_to_infer(op):
+    value = _const_value(op._inputs[1])
+    return [(op._inputs[0].dtype, TensorShape(None if value is None else [int(d) for d in value]))]
+
+
+register_op("BroadcastTo", _broadcast_to_infer, lambda op: lambda x, s: np.broadcast_to(x, tuple(s)).copy())
+
+
+def broadcast_to(x, shape, name=None):
+    return apply_op("BroadcastTo", [("input", x), ("shape", shape)], name=name, default_name="BroadcastTo",
+                    dtypes={"shape": dtypes.int32}).outputs[0]
+
+
 newaxis = None

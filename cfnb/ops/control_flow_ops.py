@@ -588,8 +588,108 @@ class WhileContext(ControlFlowContext):
         for e in enters:
             e.op._control_flow_context = self
 
+    # --- what GradLoopState adds to loops (gradients of v1 while loops) ---------------------
     def AddForwardLoopCounter(self, outer_grad_state):  # noqa: N802
-        raise NotImplementedError("Gradients of lowered while loops are built by cfnb.gradients (issue 3).")
+        """A counter in this (forward) loop: `f_count`, 0, 1, ..., exiting with the trip count.
+        Returns (total iterations, the counter's NextIteration, which orders the stack pushes)."""
+        from .array_ops import constant
+        from .math_ops import add
+        n = constant(0, name="f_count")
+        if outer_grad_state is not None:
+            # Pushes of the i-th execution of an inner loop come before those of the (i+1)-th.
+            outer_add_op = outer_grad_state.forward_index.op.inputs[0].op
+            n.op._add_control_input(outer_add_op)
+        self.Enter()
+        self.AddName(n.name)
+        enter_n = enter(n, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                        name="f_count")
+        self._loop_enters.append(enter_n)
+        merge_n = merge([enter_n, enter_n])[0]
+        switch_n = switch(merge_n, self._pivot)
+        index = add(switch_n[1], 1)
+        next_n = next_iteration(index)
+        merge_n.op._update_input(1, next_n)
+        total_iterations = exit(switch_n[0], name="f_count")
+        self._loop_exits.append(total_iterations)
+        self.ExitResult([total_iterations])
+        self.Exit()
+        return total_iterations, next_n
+
+    def AddBackpropLoopCounter(self, count, outer_grad_state):  # noqa: N802
+        """This (gradient) loop's predicate: `b_count` counts `count` down to 0, so the gradient
+        loop runs exactly as many iterations as the forward loop did."""
+        from .array_ops import constant
+        from .math_ops import greater_equal, subtract
+        one = constant(1, name="b_count")
+        self.Enter()
+        self.AddName(count.name)
+        enter_count = enter(count, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                            name="b_count")
+        self._loop_enters.append(enter_count)
+        merge_count = merge([enter_count, enter_count])[0]
+        self._pivot_for_pred = merge_count
+        pred = greater_equal(merge_count, one)
+        self._pivot = loop_cond(pred, name="b_count")
+        switch_count = switch(merge_count, self._pivot)
+        index = subtract(switch_count[1], one)
+        self._pivot_for_body = index
+        next_count = next_iteration(index)
+        merge_count.op._update_input(1, next_count)
+        final_zero = exit(switch_count[0], name="b_count")
+        self._loop_exits.append(final_zero)
+        if outer_grad_state is not None:
+            # Pops of the i-th execution of an inner loop come before those of the (i+1)-th.
+            outer_grad_state.grad_sync._add_control_input(final_zero.op)
+        self.ExitResult([final_zero])
+        self.Exit()
+        return next_count
+
+    def AddBackpropAccumulator(self, op, grad):  # noqa: N802
+        """The gradient of a loop invariant (a constant Enter): the sum of its gradients over all
+        iterations, as a running-sum loop variable `b_acc` of the gradient loop."""
+        from .array_ops import constant, fill, shape
+        from .math_ops import add
+        self.Exit()
+        grad_shape = grad.shape
+        if grad_shape.is_fully_defined():
+            if self.outer_context:
+                self.outer_context.Enter()
+            acc = constant(0, grad.dtype, shape=grad_shape.dims, name="b_acc")
+            if self.outer_context:
+                self.outer_context.Exit()
+        else:
+            value = op.inputs[0]
+            if isinstance(self.outer_context, WhileContext) and self.outer_context.grad_state is not None:
+                forward_ctxt = self.grad_state.forward_context
+                forward_ctxt.outer_context.Enter()
+                zeros_shape = shape(value)
+                forward_ctxt.outer_context.Exit()
+                outer_grad_state = self.grad_state.outer_grad_state
+                history_zeros_shape = outer_grad_state.AddForwardAccumulator(zeros_shape)
+                self.outer_context.Enter()
+                real_shape = outer_grad_state.AddBackpropAccumulatedValue(history_zeros_shape, zeros_shape)
+                acc = fill(real_shape, constant(0, dtype=grad.dtype))
+                self.outer_context.Exit()
+            else:
+                if self.outer_context:
+                    self.outer_context.Enter()
+                acc = fill(shape(value), constant(0, dtype=grad.dtype))
+                if self.outer_context:
+                    self.outer_context.Exit()
+        self.Enter()
+        self.AddName(acc.name)
+        enter_acc = enter(acc, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,
+                          name="b_acc")
+        self._loop_enters.append(enter_acc)
+        merge_acc = merge([enter_acc, enter_acc], name="b_acc")[0]
+        switch_acc_false, switch_acc_true = switch(merge_acc, self._pivot)
+        add_acc = add(switch_acc_true, grad)
+        next_acc = next_iteration(add_acc)
+        merge_acc.op._update_input(1, next_acc)
+        result_acc = exit(switch_acc_false, name="b_acc")
+        self._loop_exits.append(result_acc)
+        self.ExitResult([result_acc])
+        return result_acc
 
     # --- building --------------------------------------------------------------------------
     def BuildLoop(self, pred, body, loop_vars, shape_invariants, return_same_structure=False):  # noqa: N802

@@ -49,6 +49,14 @@ def IsCondSwitch(op):  # noqa: N802
     return is_cond_switch
 
 
+def GetLoopConstantEnter(value):  # noqa: N802
+    """The constant Enter `value` comes from, looking through Identity/Switch ops, or None."""
+    op = value.op
+    while op.type in ("Switch", "RefSwitch", "Identity", "RefIdentity"):
+        op = op.inputs[0].op
+    return op if IsLoopConstantEnter(op) else None
+
+
 def GetOutputContext(op):  # noqa: N802
     """The context an op's outputs live in: an Exit's outputs belong to the loop's outer context."""
     ctxt = op._control_flow_context

@@ -17,9 +17,10 @@ from ..framework.tensor_shape import TensorShape, as_shape
 class TensorArrayState:
     """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
 
-    __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read")
+    __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read",
+                 "accumulate", "grads")
 
-    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape):
+    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape, accumulate=False):
         self.name = name
         self.dtype = dtype
         self.size = int(size)
@@ -28,6 +29,8 @@ class TensorArrayState:
         self.element_shape = element_shape
         self.values = [None] * self.size
         self.read = [False] * self.size
+        self.accumulate = accumulate  # a gradient TensorArray: writes to one index add up
+        self.grads = {}               # gradient TensorArrays, by gradient source
 
     def _check_index(self, op, index, writing):
         if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
@@ -43,6 +46,9 @@ class TensorArrayState:
     def write(self, op, index, value):
         index = int(index)
         self._check_index(op, index, True)
+        if self.values[index] is not None and self.accumulate:
+            self.values[index] = self.values[index] + np.asarray(value)
+            return
         if self.values[index] is not None:
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
                                                       f"{index} because it has already been written to.")

@@ -17,6 +17,7 @@ from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from .executor import Executor
 from .graph_compiler import ROOT, compile_graph
+from .memory import MemoryLog
 from .static_schedule import compile_static
 from .trace import Trace
 
@@ -36,11 +37,13 @@ class RunOptions:
 
 
 class RunMetadata:
-    """Filled by a traced run: `trace` (a cfnb Trace) and `step_stats` (the same firings)."""
+    """Filled by a traced run: `trace` (a cfnb Trace), `step_stats` (the same firings) and `memory`
+    (a MemoryLog: bytes held by each history stack over the run, and the peak)."""
 
     def __init__(self):
         self.trace = None
         self.step_stats = None
+        self.memory = None
 
 
 class ConfigProto:
@@ -56,10 +59,11 @@ class ConfigProto:
 
 
 class _SessionState:
-    """What kernels of stateful ops may touch: variable values live here."""
+    """What kernels of stateful ops may touch: variable values, and the memory log of a traced run."""
 
     def __init__(self):
         self.variables = {}
+        self.memory = None
 
 
 class Session:
@@ -117,13 +121,18 @@ class Session:
                    self._config.operation_timeout_in_ms)
         deadline = time.monotonic() + timeout / 1000.0 if timeout else None
         static = executor.static if trace is None and deadline is None else None
-        if static is not None:
-            values = static.run(feed_values)
-        else:
-            values = executor.run(feed_values, trace=trace, deadline=deadline)
+        self._state.memory = MemoryLog() if trace is not None else None
+        try:
+            if static is not None:
+                values = static.run(feed_values)
+            else:
+                values = executor.run(feed_values, trace=trace, deadline=deadline)
+        finally:
+            memory, self._state.memory = self._state.memory, None
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
+            run_metadata.memory = memory
         return rebuild(values)
 
     def _executor(self, fetch_tensors, targets, feed_tensors):

@@ -1,0 +1,183 @@
+"""Gradients of array ops (TensorFlow's array_grad.py), and of the ops that only pass values on."""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.op_def_library import apply_op
+from ..framework.registry import RegisterGradient, register_op
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops, math_ops
+
+
+@RegisterGradient("Identity")
+@RegisterGradient("PlaceholderWithDefault")
+@RegisterGradient("ReadVariableOp")
+def _identity_grad(op, grad):
+    return [grad] + [None] * (len(op.inputs) - 1)
+
+
+@RegisterGradient("Print")
+def _print_grad(op, grad):
+    return [grad] + [None] * (len(op.inputs) - 1)
+
+
+@RegisterGradient("Reshape")
+@RegisterGradient("ExpandDims")
+def _reshape_grad(op, grad):
+    return array_ops.reshape(grad, array_ops.shape(op.inputs[0])), None
+
+
+@RegisterGradient("Squeeze")
+def _squeeze_grad(op, grad):
+    return array_ops.reshape(grad, array_ops.shape(op.inputs[0]))
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    perm = array_ops._const_value(op.inputs[1])
+    if perm is None:
+        raise NotImplementedError(f"Gradient of {op.name}: the permutation must be known when building.")
+    return array_ops.transpose(grad, list(np.argsort(perm))), None
+
+
+@RegisterGradient("Pack")
+def _pack_grad(op, grad):
+    return array_ops.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+@RegisterGradient("Unpack")
+def _unpack_grad(op, *grads):
+    grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    return array_ops.stack(grads, axis=op.get_attr("axis"))
+
+
+def _split_v_infer(op):
+    x = op._inputs[0]
+    sizes = op.get_attr("sizes")
+    axis = op.get_attr("axis")
+    out = []
+    for n in sizes:
+        dims = x.shape.as_list() if x.shape.ndims is not None else None
+        if dims is not None:
+            dims[axis] = n
+        out.append((x.dtype, TensorShape(dims)))
+    return out
+
+
+def _split_v_kernel(op):
+    sizes, axis = op.get_attr("sizes"), op.get_attr("axis")
+    bounds = np.cumsum(sizes)[:-1]
+    return lambda x: tuple(np.split(np.asarray(x), bounds, axis=axis))
+
+
+register_op("SplitV", _split_v_infer, _split_v_kernel, multi_output=True)
+
+
+@RegisterGradient("ConcatV2")
+def _concat_grad(op, grad):
+    values, axis_t = op.inputs[:-1], op.inputs[-1]
+    axis = array_ops._const_value(axis_t)
+    sizes = [v.shape[int(axis) % v.shape.ndims] if v.shape.ndims else None for v in values]
+    if axis is None or any(s is None for s in sizes):
+        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the concatenated sizes to be static.")
+    axis = int(axis) % values[0].shape.ndims
+    parts = apply_op("SplitV", [("value", grad)], {"sizes": sizes, "axis": axis}).outputs
+    return list(parts) + [None]
+
+
+def _unsorted_segment_sum_kernel(op):
+    def segment_sum(data, ids, num):
+        data, ids = np.asarray(data), np.asarray(ids)
+        out = np.zeros((int(num),) + data.shape[ids.ndim:], dtype=data.dtype)
+        np.add.at(out, ids, data)
+        return out
+    return segment_sum
+
+
+register_op("UnsortedSegmentSum", lambda op: [(op._inputs[0].dtype, TensorShape(None))], _unsorted_segment_sum_kernel)
+
+
+@RegisterGradient("GatherV2")
+def _gather_grad(op, grad):
+    params, indices, axis_t = op.inputs
+    axis = array_ops._const_value(axis_t)
+    if axis is None or params.shape.ndims is None or params.shape[int(axis) % params.shape.ndims] is None:
+        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs a static axis and gathered dimension.")
+    axis = int(axis) % params.shape.ndims
+    n = params.shape[axis]
+    if axis == 0:
+        g = apply_op("UnsortedSegmentSum", [("data", grad), ("segment_ids", indices), ("num_segments", n)],
+                     dtypes={"num_segments": dtypes.int32}).outputs[0]
+        g.set_shape(params.shape)
+        return g, None, None
+    rank = params.shape.ndims
+    k = indices.shape.ndims
+    # Move the gathered axes to the front, segment-sum, move back.
+    perm = list(range(axis, axis + k)) + list(range(axis)) + list(range(axis + k, rank - 1 + k))
+    moved = array_ops.transpose(grad, perm)
+    g = apply_op("UnsortedSegmentSum", [("data", moved), ("segment_ids", indices), ("num_segments", n)],
+                 dtypes={"num_segments": dtypes.int32}).outputs[0]
+    back = list(range(1, axis + 1)) + [0] + list(range(axis + 1, rank))
+    out = array_ops.transpose(g, back)
+    out.set_shape(params.shape)
+    return out, None, None
+
+
+def _strided_slice_grad_kernel(op):
+    spec, slots = op.get_attr("spec"), op.get_attr("tensor_slots")
+    forward = array_ops._strided_slice_kernel(op)
+
+    def strided_slice_grad(shape, *rest):
+        dynamic, dy = rest[:-1], rest[-1]
+        out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
+        view_index = _index(spec, slots, dynamic)
+        out[view_index] += np.asarray(dy).reshape(out[view_index].shape)
+        return out
+    del forward
+    return strided_slice_grad
+
+
+def _index(spec, slots, dynamic):
+    key = list(spec)
+    for (pos, field), v in zip(slots, dynamic):
+        v = int(v)
+        if field == "index":
+            key[pos] = v
+        else:
+            s = key[pos]
+            parts = {"start": s.start, "stop": s.stop, "step": s.step}
+            parts[field] = v
+            key[pos] = slice(parts["start"], parts["stop"], parts["step"])
+    return tuple(key)
+
+
+register_op("StridedSliceGrad", lambda op: [(op._inputs[-1].dtype, TensorShape(None))], _strided_slice_grad_kernel)
+
+
+@RegisterGradient("StridedSlice")
+def _strided_slice_grad(op, grad):
+    x = op.inputs[0]
+    dynamic = list(op.inputs[1:])
+    g = apply_op("StridedSliceGrad", [("shape", array_ops.shape(x))] + [(f"index_{i}", d) for i, d in
+                                                                       enumerate(dynamic)] + [("dy", grad)],
+                 {"spec": op.get_attr("spec"), "tensor_slots": op.get_attr("tensor_slots")}).outputs[0]
+    g.set_shape(x.shape)
+    return [g] + [None] * len(dynamic)
+
+
+@RegisterGradient("SelectV2")
+def _select_grad(op, grad):
+    from .math_grad import _reduce_to
+    c, x, y = op.inputs
+    zeros = array_ops.zeros_like(grad)
+    return None, _reduce_to(array_ops.where(c, grad, zeros), x), _reduce_to(array_ops.where(c, zeros, grad), y)
+
+
+@RegisterGradient("Fill")
+def _fill_grad(_, grad):
+    return None, math_ops.reduce_sum(grad)
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    from .math_grad import _reduce_to
+    return _reduce_to(grad, op.inputs[0]), None

@@ -1,0 +1,115 @@
+"""Gradients of the primitives (TensorFlow's control_flow_grad.py): each becomes its mirror image.
+
+    forward          gradient
+    Exit       ->    Enter of the gradient loop ("b_exit")
+    Switch     ->    Merge ("b_switch" for a loop Switch; its NextIteration is added on the second visit)
+    Merge      ->    Switch (on the gradient loop's pivot, or on the cond's predicate)
+    Enter      ->    Exit (a loop variable) or a running-sum accumulator loop (a loop invariant)
+    NextIteration -> identity (the gradient's NextIteration is made by the Switch's gradient)
+"""
+from ..framework.ops import get_default_graph
+from ..framework.registry import NotDifferentiable, RegisterGradient
+from ..ops import control_flow_util, data_flow_ops, math_ops
+from ..ops.control_flow_ops import CondContext, WhileContext, _AddNextAndBackEdge, enter, exit, merge, switch
+
+
+@RegisterGradient("Switch")
+def _switch_grad(op, *grad):
+    op_ctxt = op._control_flow_context
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if isinstance(op_ctxt, WhileContext):
+        merge_grad = grad_ctxt.grad_state.switch_map.get(op)
+        if merge_grad is not None:
+            # Second visit, from the body side: close the gradient loop's back edge.
+            if grad[1] is not None:
+                _AddNextAndBackEdge(merge_grad, grad[1])
+            return None, None
+        if grad[0] is not None:
+            # First visit, from the Exit side: a Merge whose second input is patched later.
+            merge_grad = merge([grad[0], grad[0]], name="b_switch")[0]
+            grad_ctxt.grad_state.switch_map[op] = merge_grad
+            return merge_grad, None
+        return None, None
+    if isinstance(op_ctxt, CondContext):
+        zero_grad = grad[1 - op_ctxt.branch]
+        if zero_grad is None:
+            return None, None
+        return merge(list(grad), name="cond_grad")[0], None
+    false_grad = switch(grad[0], op.inputs[1])[0]
+    true_grad = switch(grad[1], op.inputs[1])[1]
+    return merge([false_grad, true_grad])[0], None
+
+
+@RegisterGradient("Merge")
+def _merge_grad(op, grad, _):
+    op_ctxt = control_flow_util.GetOutputContext(op.inputs[0].op)
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if isinstance(op_ctxt, WhileContext):
+        return switch(grad, grad_ctxt.pivot)
+    if isinstance(op_ctxt, CondContext):
+        pred = op_ctxt.pred
+        if grad_ctxt and grad_ctxt.grad_state:
+            # A cond inside a loop: the gradient needs this iteration's predicate, so the
+            # predicate is pushed on a stack in the forward loop and popped here.
+            grad_state = grad_ctxt.grad_state
+            real_pred = grad_state.history_map.get(pred.name)
+            if real_pred is None:
+                grad_ctxt = grad_state.grad_context
+                grad_ctxt.Exit()
+                history_pred = grad_state.AddForwardAccumulator(pred)
+                grad_ctxt.Enter()
+                real_pred = grad_state.AddBackpropAccumulatedValue(history_pred, pred)
+                grad_state.history_map[pred.name] = real_pred
+            pred = real_pred
+        return switch(grad, pred, name="cond_grad")
+    num_inputs = len(op.inputs)
+    conds = [math_ops.equal(op.outputs[1], i) for i in range(num_inputs)]
+    return [switch(grad, conds[i])[1] for i in range(num_inputs)]
+
+
+@RegisterGradient("Exit")
+def _exit_grad(op, grad):
+    op_ctxt = op._control_flow_context
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if not grad_ctxt.back_prop:
+        return None
+    if op_ctxt.grad_state:
+        raise TypeError("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
+                        "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
+                        "higher-order gradients from functional While ops.)")
+    grad_ctxt.AddName(grad.name)
+    grad_ctxt.Enter()
+    result = enter(grad, grad_ctxt.name, is_constant=False, parallel_iterations=grad_ctxt.parallel_iterations,
+                   name="b_exit")
+    grad_ctxt.loop_enters.append(result)
+    grad_ctxt.Exit()
+    return result
+
+
+@RegisterGradient("NextIteration")
+def _next_iteration_grad(_, grad):
+    return grad
+
+
+@RegisterGradient("Enter")
+def _enter_grad(op, grad):
+    grad_ctxt = get_default_graph()._get_control_flow_context()
+    if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
+        return grad
+    if op.get_attr("is_constant"):
+        return grad_ctxt.AddBackpropAccumulator(op, grad)
+    result = exit(grad)
+    grad_ctxt.loop_exits.append(result)
+    grad_ctxt.ExitResult([result])
+    return result
+
+
+@RegisterGradient("LoopCond")
+def _loop_cond_grad(_, grad):
+    return None
+
+
+# History stacks carry values for the gradient; they are not differentiated themselves.
+for _type in ("StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"):
+    NotDifferentiable(_type)
+del data_flow_ops

@@ -1,0 +1,296 @@
+"""`gradients(ys, xs)`: reverse-mode differentiation by building more graph (gradients_util.py).
+
+The ops between `xs` and `ys` are visited in reverse: an op is ready when every consumer that lies
+between has handed it a gradient (a pending count per op); its output gradients are summed (AddN)
+and passed to the op's registered gradient function, which builds the input gradients.
+
+While loops make this a little more than a reverse topological walk (TensorFlow's design,
+control_flow_state.py): each differentiated loop gets a GradLoopState holding the gradient loop's
+WhileContext; ops of the forward loop are differentiated *inside* that context, so the gradient of
+a loop is another loop; a loop Switch is visited twice (once from its Exit, once from the body); and
+loop Exits wait until every Exit of their loop has been seen, so an unused Exit gets a zero gradient
+when another one has a real one.
+"""
+import collections
+
+from ..framework import dtypes
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from ..framework.registry import get_gradient_function
+from ..ops import array_ops, control_flow_util, math_ops
+from . import control_flow_state
+
+
+def is_trainable(t):
+    return t.dtype.is_floating
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _mark_reached_ops(from_ops):
+    reached = set()
+    queue = collections.deque(from_ops)
+    while queue:
+        op = queue.popleft()
+        if op not in reached:
+            reached.add(op)
+            for out in op.outputs:
+                if is_trainable(out):
+                    queue.extend(out.consumers())
+    return reached
+
+
+def _pending_count(to_ops, from_ops):
+    reached = _mark_reached_ops(from_ops)
+    reachable_to_ops = {op for op in to_ops if op in reached}
+    between_ops, between_op_list = set(), []
+    queue = collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached:
+            between_ops.add(op)
+            between_op_list.append(op)
+            reached.remove(op)
+            queue.extend(t.op for t in op.inputs)
+    loop_state = control_flow_state.maybe_create_control_flow_state(between_op_list, between_ops)
+    pending = collections.defaultdict(int)
+    for op in between_op_list:
+        for x in op.inputs:
+            if x.op in between_ops:
+                pending[x.op] += 1
+    return reachable_to_ops, pending, loop_state
+
+
+def _default_grad_ys(grad_ys, ys):
+    out = []
+    for i, (y, g) in enumerate(zip(ys, grad_ys)):
+        if g is None:
+            if not y.dtype.is_floating:
+                raise TypeError(f"Gradients of complex or integer tensors are not supported: y {y.name} has dtype "
+                                f"{y.dtype.name}; pass grad_ys or differentiate a float tensor.")
+            out.append(array_ops.fill(array_ops.shape(y), array_ops.constant(1, dtype=y.dtype),
+                                      name=f"grad_ys_{i}"))
+        else:
+            g = convert_to_tensor(g, dtype=y.dtype)
+            if not g.shape.is_compatible_with(y.shape):
+                raise ValueError(f"Incompatible shapes: grad_ys[{i}] has shape {g.shape} but y {y.name} has shape "
+                                 f"{y.shape}")
+            out.append(g)
+    return out
+
+
+def _set_grad(grads, t, grad):
+    op_grads = grads.get(t.op)
+    if not op_grads:
+        op_grads = [[] for _ in t.op.outputs]
+        grads[t.op] = op_grads
+    t_grads = op_grads[t.value_index]
+    if isinstance(t_grads, list):
+        t_grads.append(grad)
+    else:
+        assert control_flow_util.IsLoopSwitch(t.op)
+        op_grads[t.value_index] = grad
+
+
+def _get_grads(grads, op):
+    return grads[op] if op in grads else [[] for _ in op.outputs]
+
+
+def _has_any_not_none_grads(grads, op):
+    out_grads = _get_grads(grads, op)
+    for g in out_grads:
+        if isinstance(g, Tensor):
+            return True
+        if g and any(x is not None for x in g):
+            return True
+    return False
+
+
+def _aggregated_grads(grads, op, loop_state):
+    out_grads = _get_grads(grads, op)
+    for i, out_grad in enumerate(out_grads):
+        if loop_state and isinstance(out_grad, Tensor):
+            assert control_flow_util.IsLoopSwitch(op)
+            continue
+        if out_grad:
+            real = [g for g in out_grad if g is not None]
+            if len(real) == 0:
+                out_grads[i] = None
+            elif len(real) == 1:
+                out_grads[i] = real[0]
+            else:
+                out_grads[i] = math_ops.add_n(real)
+        else:
+            out_grads[i] = None
+    return out_grads
+
+
+def _stop_ops(from_ops, stop_gradient_ops, pending):
+    stop = {op for op in from_ops if not any(pending[t.op] > 0 for t in op.inputs)}
+    stop.update(stop_gradient_ops)
+    return stop
+
+
+def _raise_no_grad_wrt_initial_loop_val(op, from_ops):
+    """TensorFlow's refusal, with its message, when differentiating inside a loop body with respect
+    to (or through) the initial value of a loop variable."""
+    target = from_ops[0]
+    queue = collections.deque([op])
+    visited = set()
+    while queue:
+        cur = queue.popleft()
+        if cur in visited:
+            continue
+        visited.add(cur)
+        if cur in from_ops:
+            target = cur
+            break
+        queue.extend(t.op for t in cur.inputs)
+    raise ValueError(f"Cannot compute gradient inside while loop with respect to op '{target.name}'. We do not "
+                     f"support taking the gradient wrt or through the initial value of a loop variable. Gradients "
+                     f"can be computed through loop invariants or wrt the input parameters to the loop body.")
+
+
+def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state):
+    for x in op.inputs:
+        pending[x.op] -= 1
+        ready = pending[x.op] == 0
+        if loop_state and not ready:
+            ready = pending[x.op] > 0 and control_flow_util.IsLoopSwitch(x.op)
+        if not ready:
+            continue
+        if control_flow_util.IsLoopExit(x.op):
+            # An Exit waits until every Exit of its loop has been seen.
+            grad_state = loop_state.get_grad_state(x.op, before=False)
+            grad_state.deferred_exits.append(x)
+            grad_state.pending_exits_count -= 1
+            if grad_state.pending_exits_count == 0:
+                has_not_none_grad = False
+                for y in grad_state.deferred_exits:
+                    if _has_any_not_none_grads(grads, y.op):
+                        has_not_none_grad = True
+                        queue.append(y.op)
+                    else:
+                        grad_state.unused_exits.append(y)
+                if has_not_none_grad:
+                    for y in grad_state.unused_exits:
+                        if is_trainable(y):
+                            _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                        queue.append(y.op)
+                else:
+                    for y in grad_state.unused_exits:
+                        queue.append(y.op)
+        else:
+            queue.append(x.op)
+
+
+def _get_grad(grads, t, unconnected_gradients):
+    op_grads = grads.get(t.op)
+    if not op_grads:
+        return array_ops.zeros_like(t) if unconnected_gradients == "zero" else None
+    t_grad = op_grads[t.value_index]
+    if t_grad is None and unconnected_gradients == "zero":
+        return array_ops.zeros_like(t)
+    assert not isinstance(t_grad, list), "gradients list should have been aggregated by now."
+    return t_grad
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, unconnected_gradients="none",
+              colocate_gradients_with_ops=False, gate_gradients=False, aggregation_method=None):
+    """d(sum of ys)/d(x) for each x in xs (tf.compat.v1.gradients). `None` for an x that ys do not
+    depend on, or zeros with unconnected_gradients="zero"."""
+    if unconnected_gradients not in ("none", "zero"):
+        raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
+    ys = [convert_to_tensor(y) for y in _as_list(ys)]
+    xs_list = [x._as_graph_element() if hasattr(x, "_as_graph_element") else x for x in _as_list(xs)]
+    xs_list = [convert_to_tensor(x) for x in xs_list]
+    grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
+    if len(grad_ys) != len(ys):
+        raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
+    stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
+    g = ys[0].graph
+    with g.as_default(), g.name_scope(name):
+        grad_ys = _default_grad_ys(grad_ys, ys)
+        to_ops = [t.op for t in ys]
+        from_ops = [t.op for t in xs_list]
+        stop_gradient_ops = [t.op for t in stop_gradients]
+        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops)
+        grads = {}
+        for y, gy in zip(ys, grad_ys):
+            _set_grad(grads, y, gy)
+        queue = collections.deque()
+        to_ops_set = set()
+        for op in to_ops:
+            if pending[op] == 0 and op not in to_ops_set and op in reachable_to_ops:
+                to_ops_set.add(op)
+                queue.append(op)
+        if loop_state:
+            for y in loop_state.process_unused_loop_exits(pending, to_ops_set):
+                if is_trainable(y):
+                    _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                    queue.append(y.op)
+        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending)
+        while queue:
+            op = queue.popleft()
+            if loop_state:
+                loop_state.enter_grad_while_context(op, before=True)
+            out_grads = _aggregated_grads(grads, op, loop_state)
+            if loop_state:
+                loop_state.exit_grad_while_context(op, before=True)
+            has_out_grads = any(isinstance(x, Tensor) for x in out_grads)
+            grad_fn = None
+            if has_out_grads and op not in stop_ops:
+                grad_fn = get_gradient_function(op)
+                if grad_fn is None:
+                    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). If you "
+                                      f"want to treat it as a constant, wrap its output in cfnb.stop_gradient.")
+            if loop_state:
+                loop_state.enter_grad_while_context(op, before=False)
+            ctxt = op._control_flow_context
+            if control_flow_util.IsSwitch(op) and ctxt is not None and ctxt.IsWhileContext() \
+                    and ctxt is get_default_graph()._get_control_flow_context():
+                _raise_no_grad_wrt_initial_loop_val(op, from_ops)
+            if grad_fn not in (None, "none") and has_out_grads:
+                for i, out_grad in enumerate(out_grads):
+                    if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]):
+                        out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
+                                        else control_flow_state.zeros_like(op, i))
+                with g.name_scope(op.name + "_grad"):
+                    in_grads = _as_list(grad_fn(op, *out_grads))
+                if len(in_grads) != len(op.inputs):
+                    raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "
+                                     f"inputs {len(op.inputs)}")
+            else:
+                in_grads = [None] * len(op.inputs)
+            for t_in, in_grad in zip(op.inputs, in_grads):
+                if in_grad is not None:
+                    if isinstance(in_grad, Tensor) and t_in.dtype not in (dtypes.resource, dtypes.variant):
+                        if not in_grad.shape.is_compatible_with(t_in.shape):
+                            raise ValueError(f"Incompatible shapes between op input and calculated input gradient. "
+                                             f"Forward operation: {op.name}. Original input shape: {t_in.shape}. "
+                                             f"Calculated input gradient shape: {in_grad.shape}")
+                    _set_grad(grads, t_in, in_grad)
+            if loop_state:
+                loop_state.exit_grad_while_context(op, before=False)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+        if loop_state:
+            loop_state.post_processing()
+        return [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
+
+
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):
+    """The Hessian of sum(ys) with respect to each x (tf.compat.v1.hessians)."""
+    xs = _as_list(xs)
+    out = []
+    with get_default_graph().name_scope(name):
+        for gradient, x in zip(gradients(ys, xs), xs):
+            n = x.shape.num_elements()
+            if n is None:
+                raise ValueError(f"hessians needs a fully defined shape for {x.name}")
+            flat = array_ops.reshape(gradient, [-1])
+            rows = [array_ops.reshape(gradients(flat[j], x)[0], [-1]) for j in range(n)]
+            h = array_ops.stack(rows)
+            out.append(array_ops.reshape(h, x.shape.as_list() + x.shape.as_list()))
+    return out

@@ -1,0 +1,328 @@
+"""Gradients of math ops, one function per op type (TensorFlow's math_grad.py).
+
+Binary ops broadcast, so their gradients are summed over the broadcast axes and reshaped back
+(`BroadcastGradientArgs` gives the axes); when both shapes are static and equal that step is
+skipped, as TensorFlow does, which keeps gradient graphs small and readable.
+"""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.op_def_library import apply_op
+from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops, math_ops
+
+# --- helper ops the gradients use ----------------------------------------------------------------
+
+
+def _bga_kernel(op):
+    def broadcast_gradient_args(s0, s1):
+        s0, s1 = [int(d) for d in s0], [int(d) for d in s1]
+        n = max(len(s0), len(s1))
+        p0, p1 = [1] * (n - len(s0)) + s0, [1] * (n - len(s1)) + s1
+        r0 = [i for i in range(n) if p0[i] == 1 and p1[i] != 1]
+        r1 = [i for i in range(n) if p1[i] == 1 and p0[i] != 1]
+        r0 += [i for i in range(n) if p0[i] == 1 and p1[i] == 1 and i < n - len(s0)]
+        r1 += [i for i in range(n) if p0[i] == 1 and p1[i] == 1 and i < n - len(s1)]
+        return np.array(sorted(set(r0)), np.int32), np.array(sorted(set(r1)), np.int32)
+    return broadcast_gradient_args
+
+
+register_op("BroadcastGradientArgs", lambda op: [(dtypes.int32, TensorShape([None]))] * 2, _bga_kernel,
+            multi_output=True)
+
+
+def _unary_grad_op(op_type, fn):
+    register_op(op_type, lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], lambda op: fn)
+
+    def build(y, dy, name=None):
+        return apply_op(op_type, [("y", y), ("dy", dy)], name=name, default_name=op_type,
+                        same_type=("y", "dy")).outputs[0]
+    return build
+
+
+tanh_grad = _unary_grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y))
+sigmoid_grad = _unary_grad_op("SigmoidGrad", lambda y, dy: dy * y * (1 - y))
+sqrt_grad = _unary_grad_op("SqrtGrad", lambda y, dy: dy * 0.5 / y)
+_unary_grad_op("ReluGrad", lambda dy, features: np.where(features > 0, dy, np.zeros_like(dy)))
+
+
+# --- broadcasting ------------------------------------------------------------------------------
+def _reduce_to(grad, x):
+    """Sum `grad` down to `x`'s shape (undoing broadcasting)."""
+    if x.shape.is_fully_defined() and grad.shape.is_fully_defined() and x.shape == grad.shape:
+        return grad
+    sx = array_ops.shape(x)
+    sg = array_ops.shape(grad)
+    rx, _ = apply_op("BroadcastGradientArgs", [("s0", sx), ("s1", sg)]).outputs
+    return array_ops.reshape(math_ops.reduce_sum(grad, rx), sx)
+
+
+def _binary(op, gx, gy):
+    x, y = op.inputs
+    return (None if gx is None else _reduce_to(gx, x)), (None if gy is None else _reduce_to(gy, y))
+
+
+def _same_static_shapes(op):
+    x, y = op.inputs
+    return x.shape.is_fully_defined() and y.shape.is_fully_defined() and x.shape == y.shape
+
+
+@RegisterGradient("AddV2")
+def _add_grad(op, grad):
+    if _same_static_shapes(op):
+        return grad, grad
+    return _binary(op, grad, grad)
+
+
+@RegisterGradient("Sub")
+def _sub_grad(op, grad):
+    if _same_static_shapes(op):
+        return grad, -grad
+    return _binary(op, grad, -grad)
+
+
+@RegisterGradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    if _same_static_shapes(op):
+        return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
+    return _binary(op, math_ops.multiply(grad, y), math_ops.multiply(x, grad))
+
+
+@RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    return _binary(op, math_ops.div(grad, y), grad * math_ops.div(math_ops.div(-x, y), y))
+
+
+@RegisterGradient("Pow")
+def _pow_grad(op, grad):
+    x, y = op.inputs
+    z = op.outputs[0]
+    gx = grad * y * math_ops.pow(x, y - array_ops.constant(1, dtype=y.dtype))
+    safe_log = array_ops.where(x > 0, math_ops.log(array_ops.where(x > 0, x, array_ops.ones_like(x))),
+                               array_ops.zeros_like(x))
+    gy = grad * z * safe_log
+    return _binary(op, gx, gy)
+
+
+@RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    x, y = op.inputs
+    mask = math_ops.greater_equal(x, y)
+    zeros = array_ops.zeros_like(grad)
+    return _binary(op, array_ops.where(mask, grad, zeros), array_ops.where(mask, zeros, grad))
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    x, y = op.inputs
+    mask = math_ops.less_equal(x, y)
+    zeros = array_ops.zeros_like(grad)
+    return _binary(op, array_ops.where(mask, grad, zeros), array_ops.where(mask, zeros, grad))
+
+
+@RegisterGradient("SquaredDifference")
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    g = grad * 2.0 * (x - y)
+    return _binary(op, g, -g)
+
+
+@RegisterGradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    x, y = op.inputs
+    return _binary(op, grad, grad * -math_ops.floor(math_ops.div(x, y)))
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)
+
+
+# --- unary ----------------------------------------------------------------------------------------
+@RegisterGradient("Neg")
+def _neg_grad(_, grad):
+    return -grad
+
+
+@RegisterGradient("Abs")
+def _abs_grad(op, grad):
+    return grad * math_ops.sign(op.inputs[0])
+
+
+@RegisterGradient("Square")
+def _square_grad(op, grad):
+    x = op.inputs[0]
+    return math_ops.multiply(grad, math_ops.multiply(x, array_ops.constant(2, dtype=x.dtype)))
+
+
+@RegisterGradient("Sqrt")
+def _sqrt_grad(op, grad):
+    return sqrt_grad(op.outputs[0], grad)
+
+
+@RegisterGradient("Rsqrt")
+def _rsqrt_grad(op, grad):
+    y = op.outputs[0]
+    return grad * array_ops.constant(-0.5, dtype=y.dtype) * y * y * y
+
+
+@RegisterGradient("Exp")
+def _exp_grad(op, grad):
+    return grad * op.outputs[0]
+
+
+@RegisterGradient("Log")
+def _log_grad(op, grad):
+    return grad * math_ops.reciprocal(op.inputs[0])
+
+
+@RegisterGradient("Log1p")
+def _log1p_grad(op, grad):
+    x = op.inputs[0]
+    return grad * math_ops.reciprocal(array_ops.constant(1, dtype=x.dtype) + x)
+
+
+@RegisterGradient("Reciprocal")
+def _reciprocal_grad(op, grad):
+    y = op.outputs[0]
+    return -grad * y * y
+
+
+@RegisterGradient("Sin")
+def _sin_grad(op, grad):
+    return grad * math_ops.cos(op.inputs[0])
+
+
+@RegisterGradient("Cos")
+def _cos_grad(op, grad):
+    return -grad * math_ops.sin(op.inputs[0])
+
+
+@RegisterGradient("Tanh")
+def _tanh_grad(op, grad):
+    return tanh_grad(op.outputs[0], grad)
+
+
+@RegisterGradient("Sigmoid")
+def _sigmoid_grad(op, grad):
+    return sigmoid_grad(op.outputs[0], grad)
+
+
+@RegisterGradient("Relu")
+def _relu_grad(op, grad):
+    return apply_op("ReluGrad", [("gradients", grad), ("features", op.outputs[0])],
+                    same_type=("gradients", "features")).outputs[0]
+
+
+@RegisterGradient("Softmax")
+def _softmax_grad(op, grad):
+    y = op.outputs[0]
+    return (grad - math_ops.reduce_sum(grad * y, -1, keepdims=True)) * y
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    src = op.inputs[0].dtype
+    if src.is_floating and op.outputs[0].dtype.is_floating:
+        return array_ops.cast(grad, src)
+    return None
+
+
+# --- matmul and reductions ------------------------------------------------------------------------
+@RegisterGradient("MatMul")
+def _matmul_grad(op, grad):
+    a, b = op.inputs
+    ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    if not ta and not tb:
+        return math_ops.matmul(grad, b, transpose_b=True), math_ops.matmul(a, grad, transpose_a=True)
+    if not ta and tb:
+        return math_ops.matmul(grad, b), math_ops.matmul(grad, a, transpose_a=True)
+    if ta and not tb:
+        return math_ops.matmul(b, grad, transpose_b=True), math_ops.matmul(a, grad)
+    return math_ops.matmul(b, grad, transpose_a=True, transpose_b=True), \
+        math_ops.matmul(grad, a, transpose_a=True, transpose_b=True)
+
+
+def _kept_dims_shape(op):
+    """The reduced output's shape with the reduced axes kept as 1 (a static list when possible)."""
+    x, axes = op.inputs
+    axes_value = array_ops._const_value(axes)
+    if x.shape.is_fully_defined() and axes_value is not None:
+        n = x.shape.ndims
+        reduced = {int(a) % n for a in np.reshape(axes_value, -1)} if n else set()
+        return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())], x.shape.as_list()
+    return None, None
+
+
+def _reduced_shape_kernel(op):
+    def reduced_shape(input_shape, axes):
+        shape = np.array(input_shape, dtype=np.int32)
+        shape[np.reshape(axes, -1) % max(1, len(shape))] = 1
+        return shape
+    return reduced_shape
+
+
+# TensorFlow builds this from several small ops (math_ops.reduced_shape); one op reads better here.
+register_op("ReducedShape", lambda op: [(dtypes.int32, op._inputs[0].shape)], _reduced_shape_kernel)
+
+
+def _kept_dims(op):
+    """(shape with reduced axes kept as 1, input shape), static lists when known, else tensors."""
+    kept, full = _kept_dims_shape(op)
+    if kept is not None:
+        return kept, full
+    x, axes = op.inputs
+    full = array_ops.shape(x)
+    kept = apply_op("ReducedShape", [("input_shape", full), ("axes", axes)]).outputs[0]
+    return kept, full
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op, grad):
+    kept, full = _kept_dims(op)
+    return array_ops.broadcast_to(array_ops.reshape(grad, kept), full), None
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op, grad):
+    sum_grad = _sum_grad(op, grad)[0]
+    kept, full = _kept_dims_shape(op)
+    if kept is not None:
+        count = array_ops.constant(int(np.prod(full)) // max(1, int(np.prod(kept))), dtype=sum_grad.dtype)
+    else:
+        count = array_ops.cast(math_ops.div(array_ops.size(op.inputs[0]), array_ops.size(op.outputs[0])),
+                               sum_grad.dtype)
+    return math_ops.div(sum_grad, count), None
+
+
+def _min_or_max_grad(op, grad):
+    kept, _ = _kept_dims(op)
+    y = array_ops.reshape(op.outputs[0], kept)
+    g = array_ops.reshape(grad, kept)
+    x = op.inputs[0]
+    indicators = array_ops.cast(math_ops.equal(y, x), g.dtype)
+    num_selected = array_ops.reshape(math_ops.reduce_sum(indicators, op.inputs[1]), kept)
+    return math_ops.div(indicators, num_selected) * g, None
+
+
+RegisterGradient("Max")(_min_or_max_grad)
+RegisterGradient("Min")(_min_or_max_grad)
+
+
+@RegisterGradient("Prod")
+def _prod_grad(op, grad):
+    kept, full = _kept_dims(op)
+    x = op.inputs[0]
+    y = array_ops.reshape(op.outputs[0], kept)
+    return array_ops.broadcast_to(array_ops.reshape(grad, kept), full) * math_ops.div(y, x), None
+
+
+for _type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
+              "LogicalNot", "FloorDiv", "Sign", "Floor", "BroadcastGradientArgs", "Range", "Shape", "Size",
+              "Rank", "ZerosLike", "OnesLike", "Const", "Placeholder", "StopGradient", "All", "Any", "Where",
+              "VarIsInitializedOp", "Assert", "NoOp", "AssignVariableOp", "VarHandleOp", "TanhGrad", "SigmoidGrad",
+              "SqrtGrad", "ReluGrad", "ReducedShape"):
+    NotDifferentiable(_type)
