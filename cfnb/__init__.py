@@ -39,6 +39,7 @@ from .framework.ops import (
 )
 from .framework.registry import RegisterGradient
 from .framework.tensor_shape import TensorShape
+from .gradients import gradients, hessians
 from .ops.array_ops import (
     cast,
     concat,
@@ -138,7 +139,6 @@ from .ops.variables import (
     variables_initializer,
     zeros_initializer,
 )
-from .gradients import gradients, hessians
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
 
 bool = bool_  # noqa: A001 - `tf.bool`

@@ -1,1 +1,12 @@
-"""Op definitions and their Python wrappers, control-flow builders included."""
+"""Op definitions and their Python wrappers, control-flow builders included.
+
+Importing this package registers every op type (gradient tables rely on that)."""
+from . import (  # noqa: F401
+    array_ops,
+    control_flow_ops,
+    data_flow_ops,
+    logging_ops,
+    math_ops,
+    tensor_array_ops,
+    variables,
+)
