@@ -269,7 +269,7 @@ class ControlFlowState:
                 outer_grad_ctxt = outer_grad_state.grad_context
                 outer_grad_ctxt.Enter()
                 real_shape = outer_grad_state.AddBackpropAccumulatedValue(history_shape, shape)
-                result = array_ops.fill(real_shape, array_ops.constant(0, dtype=val.dtype))
+                result = array_ops.zeros(real_shape, val.dtype)
                 outer_grad_ctxt.Exit()
         elif val_shape.is_fully_defined():
             result = array_ops.zeros(val_shape.dims, val.dtype)
@@ -312,7 +312,7 @@ class ControlFlowState:
             history_zeros_shape = grad_state.AddForwardAccumulator(zeros_shape, dead_branch=dead_branch)
             grad_state.grad_context.Enter()
             shape = grad_state.AddBackpropAccumulatedValue(history_zeros_shape, zeros_shape, dead_branch)
-            result = array_ops.fill(shape, array_ops.constant(0, dtype=val.dtype))
+            result = array_ops.zeros(shape, val.dtype)
         return result
 
     def post_processing(self):
@@ -366,5 +366,5 @@ def zeros_like(op, index):
         zeros_shape = array_ops.shape(switch_val)
         g = get_default_graph()
         with g.control_dependencies([pivot]):
-            return array_ops.fill(zeros_shape, array_ops.constant(0, dtype=val.dtype))
+            return array_ops.zeros(zeros_shape, val.dtype)
     return array_ops.zeros_like(val)

@@ -69,8 +69,15 @@ def _default_grad_ys(grad_ys, ys):
             if not y.dtype.is_floating:
                 raise TypeError(f"Gradients of complex or integer tensors are not supported: y {y.name} has dtype "
                                 f"{y.dtype.name}; pass grad_ys or differentiate a float tensor.")
-            out.append(array_ops.fill(array_ops.shape(y), array_ops.constant(1, dtype=y.dtype),
-                                      name=f"grad_ys_{i}"))
+            # ones_like(y), built as TensorFlow builds it: Fill(Shape, 1) with a static shape folded
+            # into a Const (so the gradient graph names match TensorFlow's).
+            if y.shape.is_fully_defined():
+                shape = array_ops.constant(y.shape.as_list(), dtypes.int32, name="Shape")
+            else:
+                shape = array_ops.shape(y)
+            g = get_default_graph()
+            with g.name_scope(f"grad_ys_{i}") as scope:
+                out.append(array_ops.fill(shape, array_ops.constant(1, dtype=y.dtype), name=scope))
         else:
             g = convert_to_tensor(g, dtype=y.dtype)
             if not g.shape.is_compatible_with(y.shape):

@@ -48,46 +48,81 @@ _unary_grad_op("ReluGrad", lambda dy, features: np.where(features > 0, dy, np.ze
 
 
 # --- broadcasting ------------------------------------------------------------------------------
+def _static_reduction_axes(shape, grad_shape):
+    """Axes of `grad_shape` that broadcasting added to `shape` (summed to undo it)."""
+    n = len(grad_shape)
+    padded = [1] * (n - len(shape)) + list(shape)
+    return [i for i in range(n) if padded[i] == 1 and grad_shape[i] != 1 or i < n - len(shape)]
+
+
+def _smart_broadcast_gradient_args(x, y, grad):
+    """((sx, rx, must_reduce_x), (sy, ry, must_reduce_y)) as TensorFlow's SmartBroadcastGradientArgs:
+    with static shapes the reduction axes are computed now and nothing needs reducing when a shape
+    already equals the gradient's; otherwise a BroadcastGradientArgs op computes them at run time."""
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined() and grad.shape.is_fully_defined():
+        gshape = grad.shape.as_list()
+        sx = array_ops.constant(x.shape.as_list(), dtypes.int32, name="Shape")
+        sy = array_ops.constant(y.shape.as_list(), dtypes.int32, name="Shape_1")
+        rx = _static_reduction_axes(x.shape.as_list(), gshape)
+        ry = _static_reduction_axes(y.shape.as_list(), gshape)
+        return (sx, rx, x.shape.as_list() != gshape), (sy, ry, y.shape.as_list() != gshape)
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = apply_op("BroadcastGradientArgs", [("s0", sx), ("s1", sy)]).outputs
+    return (sx, rx, True), (sy, ry, True)
+
+
 def _reduce_to(grad, x):
     """Sum `grad` down to `x`'s shape (undoing broadcasting)."""
-    if x.shape.is_fully_defined() and grad.shape.is_fully_defined() and x.shape == grad.shape:
-        return grad
+    if x.shape.is_fully_defined() and grad.shape.is_fully_defined():
+        if x.shape == grad.shape:
+            return grad
+        axes = _static_reduction_axes(x.shape.as_list(), grad.shape.as_list())
+        return array_ops.reshape(math_ops.reduce_sum(grad, axes), x.shape.as_list())
     sx = array_ops.shape(x)
-    sg = array_ops.shape(grad)
-    rx, _ = apply_op("BroadcastGradientArgs", [("s0", sx), ("s1", sg)]).outputs
+    rx, _ = apply_op("BroadcastGradientArgs", [("s0", sx), ("s1", array_ops.shape(grad))]).outputs
     return array_ops.reshape(math_ops.reduce_sum(grad, rx), sx)
 
 
-def _binary(op, gx, gy):
-    x, y = op.inputs
-    return (None if gx is None else _reduce_to(gx, x)), (None if gy is None else _reduce_to(gy, y))
+def _finish(g, args):
+    s, r, must = args
+    return array_ops.reshape(math_ops.reduce_sum(g, r), s) if must else g
 
 
-def _same_static_shapes(op):
+def _same_static_shapes(op, grad):
     x, y = op.inputs
-    return x.shape.is_fully_defined() and y.shape.is_fully_defined() and x.shape == y.shape
+    return all(t.shape.is_fully_defined() for t in (x, y, grad)) and x.shape == y.shape == grad.shape
 
 
 @RegisterGradient("AddV2")
 def _add_grad(op, grad):
-    if _same_static_shapes(op):
+    if _same_static_shapes(op, grad):
         return grad, grad
-    return _binary(op, grad, grad)
+    ax, ay = _smart_broadcast_gradient_args(*op.inputs, grad)
+    return _finish(grad, ax), _finish(grad, ay)
 
 
 @RegisterGradient("Sub")
 def _sub_grad(op, grad):
-    if _same_static_shapes(op):
+    if _same_static_shapes(op, grad):
         return grad, -grad
-    return _binary(op, grad, -grad)
+    ax, ay = _smart_broadcast_gradient_args(*op.inputs, grad)
+    gy = -grad if not ay[2] else -math_ops.reduce_sum(grad, ay[1])
+    return _finish(grad, ax), (gy if not ay[2] else array_ops.reshape(gy, ay[0]))
 
 
 @RegisterGradient("Mul")
 def _mul_grad(op, grad):
     x, y = op.inputs
-    if _same_static_shapes(op):
+    if _same_static_shapes(op, grad):
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
-    return _binary(op, math_ops.multiply(grad, y), math_ops.multiply(x, grad))
+    gx, gy = math_ops.multiply(grad, y), math_ops.multiply(x, grad)
+    ax, ay = _smart_broadcast_gradient_args(x, y, grad)
+    return _finish(gx, ax), _finish(gy, ay)
+
+
+def _binary(op, gx, gy):
+    ax, ay = _smart_broadcast_gradient_args(*op.inputs, gx if gx is not None else gy)
+    return (None if gx is None else _finish(gx, ax)), (None if gy is None else _finish(gy, ay))
 
 
 @RegisterGradient("RealDiv")
@@ -283,6 +318,9 @@ def _kept_dims(op):
 @RegisterGradient("Sum")
 def _sum_grad(op, grad):
     kept, full = _kept_dims(op)
+    if isinstance(kept, list):
+        multiples = [f // max(1, k) for f, k in zip(full, kept)]
+        return array_ops.tile(array_ops.reshape(grad, kept), array_ops.constant(multiples, dtypes.int32)), None
     return array_ops.broadcast_to(array_ops.reshape(grad, kept), full), None
 
 

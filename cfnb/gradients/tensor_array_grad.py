@@ -41,12 +41,15 @@ def _grad_source(t):
 
 
 def _grad_ta(op, flow, source):
-    handle = op.inputs[0]
-    grad_handle, grad_flow = apply_op("TensorArrayGradV3", [("handle", handle), ("flow_in", flow)],
-                                      {"source": source}).outputs
-    element_shape = op.get_attr("element_shape_holder")
-    ta = TensorArray(op.get_attr("dtype"), handle=grad_handle, flow=grad_flow)
-    ta._element_shape = element_shape
+    """TensorArray.grad(source, flow): the gradient TensorArray, and a flow that follows its creation."""
+    g = get_default_graph()
+    with g.name_scope("TensorArrayGrad"):
+        grad_handle, _ = apply_op("TensorArrayGradV3", [("handle", op.inputs[0]), ("flow_in", flow)],
+                                  {"source": source}).outputs
+        with g.control_dependencies([grad_handle]):
+            flow = array_ops.identity(flow, name="gradient_flow")
+    ta = TensorArray(op.get_attr("dtype"), handle=grad_handle, flow=flow)
+    ta._element_shape = op.get_attr("element_shape_holder")
     return ta
 
 

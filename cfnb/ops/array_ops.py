@@ -587,6 +587,22 @@ def _broadcast_to_infer(op):
 register_op("BroadcastTo", _broadcast_to_infer, lambda op: lambda x, s: np.broadcast_to(x, tuple(s)).copy())
 
 
+register_op("Tile", lambda op: [(op._inputs[0].dtype, _tile_shape(op))], lambda op: np.tile)
+
+
+def _tile_shape(op):
+    x, multiples = op._inputs
+    m = _const_value(multiples)
+    if m is None or x.shape.ndims is None:
+        return TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims)
+    return TensorShape([None if d is None else d * int(k) for d, k in zip(x.shape.as_list(), m)])
+
+
+def tile(input, multiples, name=None):
+    return apply_op("Tile", [("input", input), ("multiples", multiples)], name=name, default_name="Tile",
+                    dtypes={"multiples": dtypes.int32}).outputs[0]
+
+
 def broadcast_to(x, shape, name=None):
     return apply_op("BroadcastTo", [("input", x), ("shape", shape)], name=name, default_name="BroadcastTo",
                     dtypes={"shape": dtypes.int32}).outputs[0]

@@ -223,8 +223,9 @@ class TensorArray:
                                 f"{value.dtype.name}")
             self._merge_element_shape(value.shape)
             flow = apply_op("TensorArrayWriteV3", [("handle", self._handle), ("index", index), ("value", value),
-                                                   ("flow_in", self._flow)], self._attrs(), name=scope,
+                                                   ("flow_in", self._flow)], self._attrs(),
                             dtypes={"index": dtypes.int32}).outputs[0]
+            del scope
         return self._with_new_flow(flow)
 
     def read(self, index, name=None):
@@ -239,8 +240,8 @@ class TensorArray:
 
     def stack(self, name=None):
         from .array_ops import range as range_
-        with get_default_graph().name_scope(name or "TensorArrayStack") as scope:
-            return self.gather(range_(0, self.size()), name=scope)
+        with get_default_graph().name_scope(name or "TensorArrayStack"):
+            return self.gather(range_(0, self.size()))
 
     def scatter(self, indices, value, name=None):
         with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:
@@ -249,7 +250,8 @@ class TensorArray:
                 self._merge_element_shape(value.shape[1:])
             flow = apply_op("TensorArrayScatterV3", [("handle", self._handle), ("indices", indices),
                                                      ("value", value), ("flow_in", self._flow)], self._attrs(),
-                            name=scope, dtypes={"indices": dtypes.int32}).outputs[0]
+                            dtypes={"indices": dtypes.int32}).outputs[0]
+            del scope
         return self._with_new_flow(flow)
 
     def unstack(self, value, name=None):
@@ -273,6 +275,13 @@ class TensorArray:
         return self._with_new_flow(flow)
 
     def size(self, name=None):
+        """The number of elements: a constant when the size is fixed and known (as TensorFlow folds it)."""
+        from .array_ops import _const_value, constant
+        size_op = self._handle.op
+        if not self._dynamic_size and size_op.type == "TensorArrayV3":
+            known = _const_value(size_op.inputs[0])
+            if known is not None:
+                return constant(int(known), dtypes.int32, name=name or "Const")
         return apply_op("TensorArraySizeV3", [("handle", self._handle), ("flow_in", self._flow)], name=name,
                         default_name="TensorArraySizeV3").outputs[0]
 
