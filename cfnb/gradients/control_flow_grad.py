@@ -13,6 +13,11 @@ from ..ops import control_flow_util, data_flow_ops, math_ops
 from ..ops.control_flow_ops import CondContext, WhileContext, _AddNextAndBackEdge, enter, exit, merge, switch
 
 
+SECOND_ORDER_WHILE = ("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
+                      "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
+                      "higher-order gradients from functional While ops.)")
+
+
 @RegisterGradient("Switch")
 def _switch_grad(op, *grad):
     op_ctxt = op._control_flow_context
@@ -74,9 +79,7 @@ def _exit_grad(op, grad):
     if not grad_ctxt.back_prop:
         return None
     if op_ctxt.grad_state:
-        raise TypeError("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
-                        "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
-                        "higher-order gradients from functional While ops.)")
+        raise TypeError(SECOND_ORDER_WHILE)
     grad_ctxt.AddName(grad.name)
     grad_ctxt.Enter()
     result = enter(grad, grad_ctxt.name, is_constant=False, parallel_iterations=grad_ctxt.parallel_iterations,
