@@ -12,7 +12,6 @@ from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..ops import control_flow_util, data_flow_ops, math_ops
 from ..ops.control_flow_ops import CondContext, WhileContext, _AddNextAndBackEdge, enter, exit, merge, switch
 
-
 SECOND_ORDER_WHILE = ("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
                       "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
                       "higher-order gradients from functional While ops.)")
