@@ -8,6 +8,7 @@ import platform
 import sys
 
 import numpy as np
+import rnn_backward
 import rnn_forward
 import scalar_loop
 from _timing import SKIPPED, tf_python
@@ -22,6 +23,7 @@ def main():
     print(f"tensorflow rows: measured by {python} in a separate process" if python else SKIPPED)
     ok = scalar_loop.main()
     ok &= rnn_forward.main()
+    ok &= rnn_backward.main()
     return ok
 
 
