@@ -6,7 +6,9 @@ An `OpDef` holds
                      when the op has several outputs); called once per node when a graph is
                      compiled, so attributes are read once, not on every firing,
   * `stateful`    -> the op touches state (variables, stacks, TensorArrays) and is never pruned
-                     into or cloned,
+                     into or cloned; its kernel factory also receives the session's state,
+  * `needs_state` -> the kernel factory receives the session's state although the op is not
+                     stateful (a StatelessWhile still calls functions through the session),
   * a slot for its gradient, filled by `cfnb.gradients` with `RegisterGradient`.
 This mirrors TensorFlow's split between REGISTER_OP (shape function) and REGISTER_KERNEL_BUILDER.
 """
@@ -15,21 +17,22 @@ _REGISTRY = {}
 
 
 class OpDef:
-    __slots__ = ("type", "infer", "kernel", "stateful", "multi_output", "grad")
+    __slots__ = ("type", "infer", "kernel", "stateful", "multi_output", "grad", "needs_state")
 
-    def __init__(self, type, infer, kernel, stateful=False, multi_output=False):
+    def __init__(self, type, infer, kernel, stateful=False, multi_output=False, needs_state=False):
         self.type = type
         self.infer = infer
         self.kernel = kernel
         self.stateful = stateful
         self.multi_output = multi_output
+        self.needs_state = stateful or needs_state
         self.grad = None
 
 
-def register_op(type, infer, kernel=None, stateful=False, multi_output=False):
+def register_op(type, infer, kernel=None, stateful=False, multi_output=False, needs_state=False):
     if type in _REGISTRY:
         raise KeyError(f"Op type {type!r} is registered twice")
-    _REGISTRY[type] = OpDef(type, infer, kernel, stateful, multi_output)
+    _REGISTRY[type] = OpDef(type, infer, kernel, stateful, multi_output, needs_state)
     return _REGISTRY[type]
 
 

@@ -89,7 +89,7 @@ def _prune(fetch_tensors, target_ops, feed_set):
     """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds."""
     needed = []
     seen = set()
-    stack = [t.op for t in fetch_tensors] + list(target_ops)
+    stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
     while stack:
         op = stack.pop()
         if op in seen:

@@ -1,0 +1,100 @@
+"""FuncGraph: the body of a function (a cond branch, a loop's cond or body) as a graph of its own.
+
+A function sees the outside only through its arguments. When an op inside uses a tensor of an
+enclosing graph, the FuncGraph *captures* it: it makes a placeholder, records (outer tensor,
+placeholder), and the op reads the placeholder; the functional op (`If`, `While`) then passes the
+outer tensor as an extra input. That is how control flow v2 turns closures into explicit inputs.
+"""
+from .ops import Graph, Tensor
+
+
+class FuncGraph(Graph):
+    def __init__(self, name, outer_graph):
+        super().__init__()
+        self.name = name
+        self.outer_graph = outer_graph
+        self.inputs = []          # argument placeholders, then captured placeholders
+        self.outputs = []
+        self.captures = []        # (external tensor, internal placeholder)
+        self._capture_map = {}
+        self.building_function = True
+        self.structured_outputs = None
+        self._collections = outer_graph._collections  # variables stay visible inside functions
+
+    @property
+    def external_captures(self):
+        return [c[0] for c in self.captures]
+
+    @property
+    def internal_captures(self):
+        return [c[1] for c in self.captures]
+
+    def add_argument(self, dtype, shape, name):
+        with self.as_default():
+            from ..ops.array_ops import placeholder
+            ph = placeholder(dtype, shape, name=name)
+        self.inputs.append(ph)
+        return ph
+
+    def capture(self, tensor):
+        """The placeholder standing for outer `tensor` (created on first use)."""
+        if tensor.graph is self:
+            return tensor
+        if tensor in self._capture_map:
+            return self._capture_map[tensor]
+        if not self._is_ancestor(tensor.graph):
+            raise ValueError(f"Tensor {tensor.name} must be from the same graph as the function {self.name} or one "
+                             f"of the graphs enclosing it.")
+        if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
+            tensor = self.outer_graph.capture(tensor)
+        ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
+        self.captures.append((tensor, ph))
+        self._capture_map[tensor] = ph
+        return ph
+
+    def _is_ancestor(self, graph):
+        g = self.outer_graph
+        while g is not None:
+            if g is graph:
+                return True
+            g = getattr(g, "outer_graph", None)
+        return False
+
+    def create_op(self, op_type, inputs, attrs=None, name=None, compute_device=True):
+        inputs = [self.capture(t) if isinstance(t, Tensor) and t.graph is not self else t for t in inputs]
+        return super().create_op(op_type, inputs, attrs, name, compute_device)
+
+    def is_stateful(self):
+        from .registry import get_op_def
+        for op in self._ops:
+            if get_op_def(op.type).stateful:
+                return True
+            for fn in functions_of(op):
+                if fn.is_stateful():
+                    return True
+        return False
+
+    def __repr__(self):
+        return f"<cfnb.FuncGraph {self.name}: {len(self.inputs)} inputs, {len(self.outputs)} outputs>"
+
+
+def functions_of(op):
+    """The FuncGraphs an op calls (an If's branches, a While's cond and body)."""
+    return [v for v in op.attr.values() if isinstance(v, FuncGraph)]
+
+
+def unique_function_name(graph, scope, suffix):
+    """TensorFlow's `unique_fn_name`: `<scope>_<suffix>_<uid>` with "/" turned into "_" (`while_body_7`).
+
+    The uid counter lives on the outermost graph, so names are the same on every run."""
+    root = graph
+    while getattr(root, "outer_graph", None) is not None:
+        root = root.outer_graph
+    root._function_uid = getattr(root, "_function_uid", 0) + 1
+    return f"{scope}{suffix}_{root._function_uid}".replace("/", "_")
+
+
+def root_graph(graph):
+    while getattr(graph, "outer_graph", None) is not None:
+        graph = graph.outer_graph
+    return graph

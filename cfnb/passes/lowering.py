@@ -1,0 +1,166 @@
+"""Lower functional `If`/`While` to Switch/Merge/Enter/Exit/NextIteration, inlining their functions.
+
+TensorFlow's LowerFunctionalOpsPass (lower_if_op.cc, lower_while_op.cc), node for node. The pass
+returns a new graph (the user's graph is never rewritten) plus maps from every original tensor and
+op to its lowered counterpart, and from every lowered node back to the functional op and function
+it came from (the viewer uses that to link the two drawings).
+
+While, per loop input:  Enter (frame = the While's name; constant only for resource inputs)
+  -> Merge -> [cond function, inlined] -> LoopCond -> Switch -> [body function, inlined on the
+  true side] -> NextIteration back into the Merge; Exit on the false side.
+If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input; the branches inlined on the two
+  sides; one Merge per output.
+Input-less nodes of an inlined function get a control edge from the pivot, so constants fire in
+the right frame and only on the taken side, as TensorFlow's inliner arranges.
+"""
+from ..framework.ops import Graph
+from ..ops import array_ops, control_flow_ops
+
+FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile")
+
+
+def has_functional_ops(graph):
+    return any(op.type in FUNCTIONAL for op in graph.get_operations())
+
+
+class LoweredGraph:
+    def __init__(self, graph):
+        self.graph = graph
+        self.tensor_map = {}   # original tensor -> lowered tensor
+        self.op_map = {}       # original op -> lowered op (for functional ops: the node that replaces it)
+        self.origin = {}       # lowered op name -> (functional op name, function name)
+
+
+class _Lowering:
+    def __init__(self):
+        self.result = LoweredGraph(Graph())
+        self.graph = self.result.graph
+
+    # --- copying ---------------------------------------------------------------------------
+    def _exact(self, name):
+        """Use `name` as is when it is free (lowered nodes keep their original names)."""
+        key = name.lower()
+        if key in self.graph._names_in_use:
+            return self.graph.unique_name(name)
+        self.graph._names_in_use[key] = 1
+        return name
+
+    def copy(self, src, input_map, prefix="", pivot=None, origin=None):
+        """Copy every op of `src` into the lowered graph; returns the tensor map used."""
+        tmap = dict(input_map)
+        opmap = {}
+        fixups = []
+        for op in src.get_operations():
+            if op.type == "Placeholder" and op.outputs[0] in tmap:
+                continue  # a function argument: already bound
+            if op.type in ("If", "StatelessIf"):
+                new_outputs, node = self.lower_if(op, tmap, prefix)
+            elif op.type in ("While", "StatelessWhile"):
+                new_outputs, node = self.lower_while(op, tmap, prefix)
+            else:
+                inputs = []
+                for slot, t in enumerate(op.inputs):
+                    if t in tmap:
+                        inputs.append(tmap[t])
+                    else:  # a back edge (Merge <- NextIteration) not yet copied: patch it afterwards
+                        inputs.append(inputs[0] if inputs else tmap[op.inputs[0]])
+                        fixups.append((op, slot, t))
+                attrs = dict(op.attr)
+                with self.graph.as_default():
+                    node = self.graph.create_op(op.type, inputs, attrs, name=self._exact(prefix + op.name) + "/")
+                new_outputs = node.outputs
+                for t, new in zip(op.outputs, new_outputs):
+                    new._shape = t.shape
+            for c in op.control_inputs:
+                if c in opmap:
+                    node._add_control_input(opmap[c])
+            if pivot is not None and not op.inputs and not op.control_inputs:
+                node._add_control_input(pivot)
+            opmap[op] = node
+            tmap.update(zip(op.outputs, new_outputs))
+            if origin is not None:
+                self.result.origin.setdefault(node.name, origin)
+        for op, slot, t in fixups:
+            opmap[op]._update_input(slot, tmap[t])
+        return tmap, opmap
+
+    def inline(self, func_graph, args, prefix, pivot, functional_op):
+        tmap, _ = self.copy(func_graph, dict(zip(func_graph.inputs, args)), prefix, pivot,
+                            origin=(functional_op.name, func_graph.name))
+        return [tmap[t] for t in func_graph.outputs]
+
+    # --- If ----------------------------------------------------------------------------------
+    def lower_if(self, op, tmap, prefix):
+        g = self.graph
+        name = self._exact(prefix + op.name)
+        pred, *inputs = [tmap[t] for t in op.inputs]
+        with g.as_default(), g.name_scope(name + "/"):
+            switch_f, switch_t = control_flow_ops.switch(pred, pred, name="switch_pred")
+            pivot_f = array_ops.identity(switch_f, name="pivot_f")
+            pivot_t = array_ops.identity(switch_t, name="pivot_t")
+            switches = [control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
+            for c in op.control_inputs:
+                switch_f.op._add_control_input(self.result.op_map[c])
+            then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/", pivot_t.op, op)
+            else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/", pivot_f.op, op)
+            outputs = [control_flow_ops.merge([t, e], name="output")[0] for t, e in zip(then_out, else_out)]
+            executed = control_flow_ops.merge([pivot_t, pivot_f], name="branch_executed")[0]
+        self._record(op, name, outputs, executed.op)
+        return outputs, executed.op
+
+    # --- While ----------------------------------------------------------------------------
+    def lower_while(self, op, tmap, prefix):
+        from ..framework import dtypes
+        g = self.graph
+        name = self._exact(prefix + op.name)
+        inputs = [tmap[t] for t in op.inputs]
+        parallel = op.get_attr("parallel_iterations")
+        resource = [x.dtype == dtypes.resource for x in inputs]
+        with g.as_default(), g.name_scope(name + "/"):
+            enters = [control_flow_ops.enter(x, name, is_constant=r, parallel_iterations=parallel, name="enter")
+                      for x, r in zip(inputs, resource)]
+            if op.control_inputs:
+                gate = g.create_op("NoOp", [], name="LoopControlInputs")
+                for c in op.control_inputs:
+                    gate._add_control_input(self.result.op_map[c])
+                for e in enters:
+                    e.op._add_control_input(gate)
+            merges = [e if r else control_flow_ops.merge([e, e], name="merge")[0] for e, r in zip(enters, resource)]
+            first = next(m for m, r in zip(merges, resource) if not r)
+            pred = self.inline(op.get_attr("cond"), merges, name + "/cond/", first.op, op)[0]
+            loop_cond = control_flow_ops.loop_cond(pred, name="LoopCond")
+            switches = [None if r else control_flow_ops.switch(m, loop_cond, name=f"{x.op.name.split('/')[-1]}_switch")
+                        for m, r, x in zip(merges, resource, inputs)]
+            first_switch = next(s for s in switches if s is not None)
+            body_control = array_ops.identity(first_switch[1], name="loop_body_control")
+            body_args = [m if s is None else s[1] for m, s in zip(merges, switches)]
+            body_out = self.inline(op.get_attr("body"), body_args, name + "/body/", body_control.op, op)
+            exits = [None if s is None else control_flow_ops.exit(s[0], name="exit") for s in switches]
+            for m, s, b in zip(merges, switches, body_out):
+                if s is not None:
+                    m.op._update_input(1, control_flow_ops.next_iteration(b, name="next_iteration"))
+            executed = g.create_op("NoOp", [], name="LoopExecuted")
+            for x in exits:
+                if x is not None:
+                    executed._add_control_input(x.op)
+        outputs = [x if x is not None else inp for x, inp in zip(exits, inputs)]
+        self._record(op, name, outputs, executed)
+        return outputs, executed
+
+    def _record(self, op, name, outputs, node):
+        self.result.op_map[op] = node
+        for t, new in zip(op.outputs, outputs):
+            self.result.tensor_map[t] = new
+        for lowered in self.graph.get_operations():
+            if lowered.name.startswith(name + "/"):
+                self.result.origin.setdefault(lowered.name, (op.name, ""))
+
+
+def lower_functional_ops(graph):
+    """A LoweredGraph for `graph`: functional ops replaced by primitives, functions inlined."""
+    lowering = _Lowering()
+    tmap, opmap = lowering.copy(graph, {})
+    lowering.result.tensor_map.update(tmap)
+    for op, node in opmap.items():
+        lowering.result.op_map.setdefault(op, node)
+    return lowering.result
