@@ -13,8 +13,6 @@ import cfnb as tf
 from cfnb import nest
 
 P = collections.namedtuple("P", ["a", "b"])
-NEST_TYPE_XFAIL = pytest.mark.xfail(strict=True, reason="TF raises TypeError for a sequence type mismatch; cfnb "
-                                                        "ValueError")
 Q = collections.namedtuple("Q", ["a", "b"])
 
 
@@ -116,11 +114,8 @@ def test_get_operations_order_and_lookups():
     ("get_tensor_by_name", "x:1", KeyError, "The name 'x:1' refers to a Tensor which does not exist. The operation, "
                                             "'x', exists but only has 1 outputs."),
     ("get_tensor_by_name", "nope:0", KeyError, None),
-    pytest.param("get_operation_by_name", "x:0", ValueError,
-                 "Name 'x:0' appears to refer to a Tensor, not a Operation.",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb raises KeyError (not in the graph)")),
-    pytest.param("get_tensor_by_name", "nope:0", KeyError, "The operation, 'nope', does not exist in the graph.",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb's message names an Operation, not the Tensor")),
+    ("get_operation_by_name", "x:0", ValueError, "Name 'x:0' appears to refer to a Tensor, not a Operation."),
+    ("get_tensor_by_name", "nope:0", KeyError, "The operation, 'nope', does not exist in the graph."),
 ], ids=["missing-op", "op-name-as-tensor", "bad-output-index", "missing-tensor", "tensor-name-as-op",
         "missing-tensor-message"])
 def test_lookup_errors(lookup, name, error, match):
@@ -149,7 +144,6 @@ def test_tensor_and_operation_properties():
     assert tf.placeholder(tf.int32).name == "Placeholder_2:0"
 
 
-@pytest.mark.xfail(strict=True, reason="str(Tensor) is the repr in cfnb; TF prints Tensor(\"name\", shape=, dtype=)")
 def test_tensor_str_is_tensorflows():
     assert str(tf.constant(1., name="a")) == 'Tensor("a:0", shape=(), dtype=float32)'
 
@@ -196,13 +190,11 @@ def test_mixed_dtype_binary_op_raises_tensorflows_type_error():
             (tf.constant(np.float64(2.)) + 1.5).dtype] == [tf.float32, tf.float32, tf.int32, tf.int64, tf.float64]
 
 
-@pytest.mark.xfail(strict=True, reason="TF converts the first argument without a dtype: 1 is int32, so x mismatches")
 def test_function_form_takes_dtype_from_first_argument():
     with pytest.raises(TypeError, match="Input 'y' of 'AddV2' Op has type float32 that does not match type int32"):
         tf.add(1, tf.placeholder(tf.float32, [2]))
 
 
-@pytest.mark.xfail(strict=True, reason="TF casts numpy operands of a Tensor operator to the tensor's dtype")
 @pytest.mark.parametrize("dtype,other", [(tf.float32, np.float64(1.0)), (tf.float32, np.array([1.0, 2.0])),
                                          (tf.int32, np.int64(1))], ids=["float64-scalar", "float64-array", "int64"])
 def test_numpy_operand_of_an_operator_takes_the_tensors_dtype(dtype, other):
@@ -212,8 +204,7 @@ def test_numpy_operand_of_an_operator_takes_the_tensors_dtype(dtype, other):
 @pytest.mark.parametrize("value,dtype,match", [
     (1.5, tf.int32, "Expected int32, but got 1.5 of type 'float'."),
     (1, tf.bool, "Expected bool, but got 1 of type 'int'."),
-    pytest.param(1.0, tf.int32, "Expected int32, but got 1.0 of type 'float'.",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb accepts an integral Python float as int32")),
+    (1.0, tf.int32, "Expected int32, but got 1.0 of type 'float'."),
 ], ids=["1.5-int32", "1-bool", "1.0-int32"])
 def test_constant_refuses_python_values_of_another_kind(value, dtype, match):
     with pytest.raises(TypeError) as info:
@@ -221,13 +212,11 @@ def test_constant_refuses_python_values_of_another_kind(value, dtype, match):
     assert str(info.value) == match
 
 
-@pytest.mark.xfail(strict=True, reason="TF casts numpy floats to an integer dtype; cfnb refuses them")
 @pytest.mark.parametrize("value", [np.float32(1.5), np.array([1.5])])
 def test_constant_casts_numpy_floats_to_int(value):
     assert tf.Session().run(tf.constant(value, dtype=tf.int32)).tolist() == np.asarray(value).astype(np.int32).tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="TF: ValueError('None values not supported.'); cfnb raises TypeError")
 def test_constant_none_is_a_value_error():
     with pytest.raises(ValueError, match="None values not supported"):
         tf.constant(None)
@@ -351,10 +340,8 @@ def test_nest_assert_same_structure_accepts(a, b):
     ([1, 2], [3, [4]], ValueError, "is a sequence, while"),
     ([1, 2], [3, 4, 5], ValueError, "don't have the same number of elements"),
     ({"a": 1}, {"b": 1}, ValueError, "The two dictionaries don't have the same set of keys"),
-    pytest.param([1, 2], (3, 4), TypeError, "don't have the same sequence type",
-                 marks=NEST_TYPE_XFAIL),
-    pytest.param(P(1, 2), Q(1, 2), TypeError, "don't have the same sequence type",
-                 marks=NEST_TYPE_XFAIL),
+    ([1, 2], (3, 4), TypeError, "don't have the same sequence type"),
+    (P(1, 2), Q(1, 2), TypeError, "don't have the same sequence type"),
 ], ids=["nesting", "length", "dict-keys", "list-vs-tuple", "namedtuple-types"])
 def test_nest_assert_same_structure_errors(a, b, error, why):
     with pytest.raises(error) as info:
@@ -384,7 +371,6 @@ def test_control_dependencies():
             pass
 
 
-@pytest.mark.xfail(strict=True, reason="TF skips a controller when an input op was created inside its block")
 def test_control_dependency_is_dropped_when_an_input_already_carries_it():
     a = tf.constant(1., name="a")
     b = tf.constant(2., name="b")
@@ -405,7 +391,6 @@ def test_device_is_recorded_on_ops():
         "", "/device:CPU:0", "/device:GPU:1", "/device:CPU:0", "/device:CPU:0")
 
 
-@pytest.mark.xfail(strict=True, reason="TF canonicalizes device strings and tf.device(None) clears the device")
 def test_device_strings_are_canonical_and_none_clears():
     a = tf.constant(1.)
     with tf.device("/cpu:0"):
@@ -445,7 +430,6 @@ def test_tensor_as_python_bool_raises_type_error():
         len(x)
 
 
-@pytest.mark.xfail(strict=True, reason="iterating a scalar Tensor raises IndexError in cfnb, TypeError in TF")
 def test_iterating_a_scalar_tensor_raises_type_error():
     with pytest.raises(TypeError):
         list(tf.constant(1.))

@@ -326,9 +326,7 @@ def phs():
     (lambda p, q, u, iv: p[:, 1], [None]),
     (lambda p, q, u, iv: tf.range(iv[0]), [None]),
     (lambda p, q, u, iv: tf.cast(iv, tf.float32), [None]),
-    pytest.param(lambda p, q, u, iv: tf.reduce_sum(u), [],
-                 marks=pytest.mark.xfail(strict=True, reason="reducing all axes of an unknown-rank tensor is a "
-                                                             "scalar in TF; cfnb says unknown rank")),
+    (lambda p, q, u, iv: tf.reduce_sum(u), []),
     pytest.param(lambda p, q, u, iv: tf.fill(tf.shape(p), 1.), [None, 3],
                  marks=pytest.mark.xfail(strict=True, reason="TF infers Fill's shape from a partially-known Shape")),
     pytest.param(lambda p, q, u, iv: tf.squeeze(q), None,
@@ -375,19 +373,15 @@ def test_static_shape_squeeze_of_known_dims_and_feeds_agree(static):
      "Input 'e' of '(Select|SelectV2)' Op has type float32 that does not match type int32 of argument 't'"),
     (lambda: tf.pow(tf.constant(2.), tf.constant(2)), TypeError,
      "Input 'y' of 'Pow' Op has type int32 that does not match type float32 of argument 'x'."),
-    pytest.param(lambda: tf.logical_and(tf.ones([2]), tf.ones([2])), TypeError,
-                 "Input 'x' of 'LogicalAnd' Op has type float32 that does not match expected type of bool.",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb's apply_op skips the bool check for same_type "
-                                                             "inputs, so logical_and accepts floats")),
+    (lambda: tf.logical_and(tf.ones([2]), tf.ones([2])), TypeError,
+     "Input 'x' of 'LogicalAnd' Op has type float32 that does not match expected type of bool."),
     pytest.param(lambda: tf.squeeze(tf.ones([2, 3]), [0]), ValueError, "Can not squeeze dim\\[0\\]",
                  marks=pytest.mark.xfail(strict=True, reason="cfnb accepts squeezing a dimension that is not 1")),
     pytest.param(lambda: tf.reshape(tf.placeholder(tf.float32, [None, 2]), [3]), ValueError,
                  "Dimension size must be evenly divisible by 2 but is 3",
                  marks=pytest.mark.xfail(strict=True, reason="cfnb checks reshape sizes only for fully known shapes")),
-    pytest.param(lambda: tf.nn.softmax(tf.constant([1, 2])), TypeError, "DataType int32 not in list of allowed values",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb does not check ops' allowed dtypes")),
-    pytest.param(lambda: tf.reduce_mean(tf.constant([True])), TypeError, "DataType bool not in list of allowed values",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb does not check ops' allowed dtypes")),
+    (lambda: tf.nn.softmax(tf.constant([1, 2])), TypeError, "DataType int32 not in list of allowed values"),
+    (lambda: tf.reduce_mean(tf.constant([True])), TypeError, "DataType bool not in list of allowed values"),
 ], ids=["broadcast", "matmul-inner", "matmul-rank", "reshape-size", "add_n-dtypes", "concat-dtypes", "stack-dtypes",
         "where-dtypes", "pow-dtypes", "logical-on-float", "squeeze-non-1", "reshape-partial", "softmax-int",
         "mean-bool"])
@@ -422,19 +416,16 @@ def test_where_with_three_arguments_is_select():
     assert (t.op.name, t.op.type) == ("Select", "Select")
 
 
-@pytest.mark.xfail(strict=True, reason="tf.floordiv's default name is 'floordiv'; cfnb uses 'FloorDiv'")
 def test_floordiv_function_name():
     assert tf.floordiv(tf.constant(7), 2).op.name == "floordiv"
 
 
-@pytest.mark.xfail(strict=True, reason="an empty axis list converts to a float32 tensor in cfnb and is refused")
 def test_reduce_over_an_empty_axis_list_is_identity():
     t = tf.reduce_sum(tf.constant(F), axis=[])
     assert t.shape == tf.TensorShape([2, 3])
     np.testing.assert_array_equal(run(t), F)
 
 
-@pytest.mark.xfail(strict=True, reason="TF builds logical_xor's inner ops outside its name scope")
 def test_logical_xor_inner_op_names():
     tf.logical_xor(tf.constant(B1), tf.constant(B2))
     assert [op.name for op in tf.get_default_graph().get_operations()][2:] == [

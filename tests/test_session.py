@@ -69,7 +69,6 @@ def test_fetch_from_another_graph_is_a_value_error(sess):
         sess.run(other)
 
 
-@pytest.mark.xfail(strict=True, reason="cfnb lets the graph's KeyError through; TF raises ValueError")
 def test_fetch_of_a_missing_name_is_a_value_error(sess):
     tf.constant(1.)
     with pytest.raises(ValueError, match="nope:0"):
@@ -113,10 +112,8 @@ def test_feed_values_are_converted_to_the_placeholders_dtype(sess, graph):
 
 
 @pytest.mark.parametrize("dtype,value,expected", [
-    pytest.param(tf.int32, 2.5, 3, id="float-into-int-truncates",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb refuses a non-integral float fed to an int")),
-    pytest.param(tf.bool, 1, False, id="int-into-bool",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb refuses an int fed to a bool placeholder")),
+    pytest.param(tf.int32, 2.5, 3, id="float-into-int-truncates"),
+    pytest.param(tf.bool, 1, False, id="int-into-bool"),
 ])
 def test_feed_conversions_tensorflow_accepts(sess, dtype, value, expected):
     p = tf.placeholder(dtype, [])
@@ -124,7 +121,6 @@ def test_feed_conversions_tensorflow_accepts(sess, dtype, value, expected):
     assert sess.run(out, {p: value}) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="cfnb lets numpy's OverflowError through; TF raises TypeError")
 def test_feeding_an_int_too_large_for_int32_is_a_type_error(sess):
     n = tf.placeholder(tf.int32, [])
     with pytest.raises(TypeError, match="is not compatible with Tensor type"):

@@ -72,8 +72,8 @@ def map_structure(fn, *structures):
     return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
 
 
-def _structure_error(a, b, why):
-    return ValueError("The two structures don't have the same nested structure.\n\n"
+def _structure_error(a, b, why, error=ValueError):
+    return error("The two structures don't have the same nested structure.\n\n"
                       f"First structure: {_describe(a)}\n\nSecond structure: {_describe(b)}\n\n"
                       f"More specifically: {why}")
 
@@ -90,10 +90,11 @@ def _describe(x):
 
 
 def assert_same_structure(a, b, check_types=True):
-    """Raise ValueError (TF's message) unless `a` and `b` nest the same way.
+    """Raise (TF's error and message) unless `a` and `b` nest the same way.
 
     With `check_types`, a list and a tuple differ, as do two namedtuple types; like TF, a
-    list/tuple at the same place is tolerated when check_types=False.
+    list/tuple at the same place is tolerated when check_types=False. As in TF, a difference of
+    sequence type (dict or not, list or tuple, namedtuple types) is a TypeError, any other a ValueError.
     """
     if is_nested(a) != is_nested(b):
         raise _structure_error(a, b, f"Substructure {_describe(a if is_nested(a) else b)} is a sequence, "
@@ -101,20 +102,23 @@ def assert_same_structure(a, b, check_types=True):
     if not is_nested(a):
         return
     if isinstance(a, Mapping) != isinstance(b, Mapping):
-        raise _structure_error(a, b, "a dict is compared with a non-dict.")
+        raise _structure_error(a, b, _sequence_type_mismatch(a, b), TypeError)
     if isinstance(a, Mapping):
         if sorted(a) != sorted(b):
             raise _structure_error(a, b, f"The two dictionaries don't have the same set of keys: "
                                          f"{sorted(a)} and {sorted(b)}.")
     elif check_types:
-        if _is_namedtuple(a) or _is_namedtuple(b):
-            if type(a) is not type(b):
-                raise _structure_error(a, b, f"The two namedtuples don't have the same sequence type: "
-                                             f"{type(a).__name__} and {type(b).__name__}.")
-        elif isinstance(a, tuple) != isinstance(b, tuple):
-            raise _structure_error(a, b, f"A {type(a).__name__} is compared with a {type(b).__name__}.")
+        if (type(a) is not type(b) if _is_namedtuple(a) or _is_namedtuple(b)
+                else isinstance(a, tuple) != isinstance(b, tuple)):
+            raise _structure_error(a, b, _sequence_type_mismatch(a, b), TypeError)
     if len(a) != len(b):
         raise _structure_error(a, b, f"The two structures don't have the same number of elements: "
                                      f"{len(a)} and {len(b)}.")
     for x, y in zip(_children(a), _children(b)):
         assert_same_structure(x, y, check_types)
+
+
+def _sequence_type_mismatch(a, b):
+    # TensorFlow's wording, "namedtuples" included, whatever the two types are.
+    return (f"The two namedtuples don't have the same sequence type. First structure has type "
+            f"{type(a).__name__}, while second structure has type {type(b).__name__}.")

@@ -9,46 +9,71 @@ from .ops import Tensor, convert_to_tensor, get_default_graph
 
 
 def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_type=None, dtypes=None,
-             graph=None):
+             graph=None, allowed=None):
     """Create an op of `op_type`.
 
     inputs:     list of (arg_name, value) pairs; values may be Tensors or Python/numpy values.
-    same_type:  arg names that share one type attribute `T` (binary math ops); a Python value among
-                them takes the dtype of the first Tensor, and two Tensors must agree.
+    same_type:  arg names that share one type attribute `T` (binary math ops). As in TensorFlow,
+                the first of them fixes `T` (a Python 1 is int32), later ones are converted with `T`
+                as preferred dtype (a numpy value is cast), and any other dtype is a TypeError.
     dtypes:     {arg_name: DType} for inputs with a fixed type (e.g. a bool predicate).
+    allowed:    the DTypes `T` may take (TensorFlow's allowed values of the type attribute).
     """
     g = graph or _graph_of(inputs)
     same = set(same_type or ())
+    fixed = {arg: _dtypes.as_dtype(dt) for arg, dt in (dtypes or {}).items()}
     with g.as_default(), g.name_scope(name or default_name or op_type) as scope:
-        t_dtype = None
-        for arg, value in inputs:
-            if arg in same and isinstance(value, Tensor) or (arg in same and hasattr(value, "_as_tensor")):
-                t_dtype = convert_to_tensor(value).dtype
-                break
+        t_dtype = t_arg = None
         converted = []
-        first_arg = None
         for arg, value in inputs:
-            want = (dtypes or {}).get(arg)
-            if arg in same:
+            if arg in fixed:
+                t = _convert_to(value, fixed[arg], arg, op_type)
+                if t.dtype != fixed[arg]:
+                    raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
+                                    f"match expected type of {fixed[arg].name}.")
+            elif arg in same and t_dtype is not None:
                 t = convert_to_tensor(value, name=arg, dtype_hint=t_dtype)
-                if t_dtype is None:
-                    t_dtype, first_arg = t.dtype, arg
-                elif t.dtype != t_dtype:
-                    first_arg = first_arg or next(a for a, _ in inputs if a in same)
+                if t.dtype != t_dtype:
                     raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
-                                    f"match type {t_dtype.name} of argument '{first_arg}'.")
-                first_arg = first_arg or arg
+                                    f"match type {t_dtype.name} of argument '{t_arg}'.")
             else:
-                t = convert_to_tensor(value, name=arg, dtype_hint=want)
-                if want is not None and t.dtype != _dtypes.as_dtype(want):
-                    raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
-                                    f"match expected type of {_dtypes.as_dtype(want).name}.")
+                t = convert_to_tensor(value, name=arg)
+                if arg in same:
+                    t_dtype, t_arg = t.dtype, arg
+                    if allowed is not None and t_dtype not in allowed:
+                        raise TypeError(f"Value passed to parameter '{arg}' has DataType {t_dtype.name} not in "
+                                        f"list of allowed values: {', '.join(d.name for d in allowed)}")
             converted.append(t)
         return g.create_op(op_type, converted, attrs, name=scope)
 
 
+def _convert_to(value, dtype, arg, op_type):
+    """Convert an input of fixed type as TensorFlow does: a Python value that cannot be `dtype` is a
+    TypeError naming the parameter; a Tensor of another dtype comes back for the caller to report."""
+    try:
+        return convert_to_tensor(value, dtype=dtype, name=arg)
+    except TypeError as e:
+        raise TypeError(f"Expected {dtype.name} passed to parameter '{arg}' of op '{op_type}', got {value!r} of "
+                        f"type '{type(value).__name__}' instead. Error: {e}") from None
+    except ValueError:
+        return convert_to_tensor(value, name=arg)
+
+
 def _graph_of(inputs):
+    """The graph the op goes in: the inputs' graph, or the default graph when that is a function
+    nested inside it (the function then captures the outer inputs)."""
+    default = get_default_graph()
+    if default.building_function:
+        return default  # as TensorFlow: inside a function, ops go in the function (it captures inputs)
     for _, v in inputs:
         if isinstance(v, Tensor):
-            return v.graph
-    return get_default_graph()
+            return default if _encloses(v.graph, default) else v.graph
+    return default
+
+
+def _encloses(outer, graph):
+    while graph is not None:
+        if graph is outer:
+            return True
+        graph = getattr(graph, "outer_graph", None)
+    return False

@@ -10,6 +10,7 @@ the context gets to rewrite its inputs (`_control_flow_post_processing`): that i
 captured tensor is routed through a Switch or a constant Enter, exactly as in TensorFlow.
 """
 import contextlib
+import numbers
 import threading
 
 import numpy as np
@@ -23,6 +24,8 @@ class Tensor:
     """One output of an Operation: `op`, `value_index`, `dtype`, static `shape`."""
 
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    # numpy defers to the Tensor's reflected operators: `np.float64(1.) + t` is `t.__radd__(...)`.
+    __array_priority__ = 100
 
     def __init__(self, op, value_index, dtype, shape):
         self._op = op
@@ -57,12 +60,21 @@ class Tensor:
     def __repr__(self):
         return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
 
+    def __str__(self):
+        """TensorFlow's `str(t)`: `Tensor("a:0", shape=(), dtype=float32)`; an unknown shape and an
+        empty device are left out."""
+        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
+        device = f", device={self.device}" if self.device else ""
+        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
+
     def __bool__(self):
         raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. "
                         "Use `cfnb.cond` for a branch on a tensor, or `cfnb.while_loop` for a loop.")
 
     def __iter__(self):
         shape = self._shape
+        if shape.ndims == 0:
+            raise TypeError("Cannot iterate over a scalar tensor.")
         if shape.ndims is None or shape[0] is None:
             raise TypeError(f"Cannot iterate over a tensor with unknown first dimension: {self.name}")
         from ..ops import array_ops
@@ -168,6 +180,43 @@ class Operation:
         return f"<tf.Operation '{self._name}' type={self._type}>"
 
 
+class _ControlDependencies:
+    """One `control_dependencies` block: its control inputs and the ops created inside it."""
+
+    def __init__(self, control_inputs):
+        self.control_inputs = control_inputs
+        self.seen = set()
+
+
+def _parse_device(spec):
+    """A device string as TensorFlow's DeviceSpec reads it: `/job:w/task:1/cpu:0` ->
+    {job: w, task: 1, device: (CPU, 0)}; `cpu:0`, `/CPU:0` and `/device:cpu:0` are all CPU 0."""
+    fields = {}
+    for part in spec.split("/"):
+        y = part.split(":")
+        if y[0] in ("job", "replica", "task") and len(y) == 2:
+            fields[y[0]] = y[1]
+        elif y[0].upper() in ("CPU", "GPU", "TPU") and len(y) <= 2:
+            fields["device_type"] = y[0].upper()
+            fields["device_index"] = y[1] if len(y) == 2 else "*"
+        elif y[0] == "device" and len(y) == 3:
+            fields["device_type"] = y[1].upper() if y[1].upper() in ("CPU", "GPU", "TPU") else y[1]
+            fields["device_index"] = y[2]
+        elif part:
+            raise ValueError(f"Unknown attribute '{y[0]}' is encountered while parsing the device spec: '{spec}'.")
+    if fields.get("device_index") == "*":
+        del fields["device_index"]  # an unspecified index does not override an enclosing one
+    return fields
+
+
+def _device_string(fields):
+    """TensorFlow's canonical form: `/job:w/replica:0/task:1/device:CPU:0`."""
+    out = "".join(f"/{k}:{fields[k]}" for k in ("job", "replica", "task") if k in fields)
+    if "device_type" in fields:
+        out += f"/device:{fields['device_type']}:{fields.get('device_index', '*')}"
+    return out
+
+
 class Graph:
     """A dataflow graph: operations, unique names, scopes, and the function library."""
 
@@ -196,6 +245,9 @@ class Graph:
         return list(self._ops)
 
     def get_operation_by_name(self, name):
+        """TensorFlow's errors: a Tensor name is a ValueError, a missing op a KeyError."""
+        if ":" in name:
+            raise ValueError(f"Name '{name}' appears to refer to a Tensor, not a Operation.")
         try:
             return self._ops_by_name[name]
         except KeyError:
@@ -203,10 +255,14 @@ class Graph:
 
     def get_tensor_by_name(self, name):
         if ":" not in name:
-            raise ValueError(f"The name '{name}' looks like an (invalid) Operation name, not a Tensor. "
+            what = "refers to an Operation" if name in self._ops_by_name else "looks like an (invalid) Operation name"
+            raise ValueError(f"The name '{name}' {what}, not a Tensor. "
                              f"Tensor names must be of the form \"<op_name>:<output_index>\".")
         op_name, index = name.rsplit(":", 1)
-        op = self.get_operation_by_name(op_name)
+        op = self._ops_by_name.get(op_name)
+        if op is None:
+            raise KeyError(f"The name '{name}' refers to a Tensor which does not exist. The operation, "
+                           f"'{op_name}', does not exist in the graph.")
         try:
             return op.outputs[int(index)]
         except IndexError:
@@ -280,10 +336,13 @@ class Graph:
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs):
         """Ops created inside get control edges from `control_inputs`; None clears the stack
-        (and, like TensorFlow, leaves any control-flow context for the duration)."""
+        (and, like TensorFlow, leaves any control-flow context for the duration).
+
+        As in TensorFlow, an op already named by an enclosing block is not repeated, and each block
+        records the ops created inside it (see `_control_dependencies_for_inputs`)."""
         if control_inputs is None:
             old_stack, old_ctx = self._control_dependencies_stack, self._control_flow_context
-            self._control_dependencies_stack = []
+            self._control_dependencies_stack = [_ControlDependencies([])]
             self._control_flow_context = None
             try:
                 yield
@@ -291,6 +350,7 @@ class Graph:
                 self._control_dependencies_stack = old_stack
                 self._control_flow_context = old_ctx
             return
+        current = {c for frame in self._control_dependencies_stack for c in frame.control_inputs}
         ops = []
         for c in control_inputs:
             if hasattr(c, "_as_graph_element"):
@@ -298,26 +358,38 @@ class Graph:
             c = c.op if isinstance(c, Tensor) else c
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be an Operation or a Tensor: {c!r}")
-            ops.append(c)
-        self._control_dependencies_stack.append(ops)
+            if c not in current:
+                ops.append(c)
+                current.add(c)
+        self._control_dependencies_stack.append(_ControlDependencies(ops))
         try:
             yield
         finally:
             self._control_dependencies_stack.pop()
 
+    def _control_dependencies_for_inputs(self, input_ops):
+        """TensorFlow's rule: a block adds nothing when an input op was itself created inside that
+        block (the input already carries the edges), nor an op that is already a data input."""
+        ret = []
+        for frame in self._control_dependencies_stack:
+            if not any(op in frame.seen for op in input_ops):
+                ret.extend(c for c in frame.control_inputs if c not in input_ops)
+        return ret
+
     @contextlib.contextmanager
     def device(self, device_name):
-        self._device_stack.append(device_name)
+        """`None` clears the enclosing devices; a string is merged field by field into them."""
+        self._device_stack.append(None if device_name is None else _parse_device(str(device_name)))
         try:
             yield
         finally:
             self._device_stack.pop()
 
     def _current_device(self):
-        for d in reversed(self._device_stack):
-            if d is not None:
-                return d
-        return ""
+        fields = {}
+        for spec in self._device_stack:
+            fields = {} if spec is None else {**fields, **spec}
+        return _device_string(fields)
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -379,11 +451,9 @@ class Graph:
         # Control dependencies from the enclosing `control_dependencies` blocks, minus those
         # already implied by a data input (TensorFlow's `_control_dependencies_for_inputs`).
         if self._control_dependencies_stack:
-            input_ops = {t.op for t in inputs}
+            op._add_control_inputs(self._control_dependencies_for_inputs({t.op for t in inputs}))
             for frame in self._control_dependencies_stack:
-                for c in frame:
-                    if c not in input_ops and c is not op:
-                        op._add_control_input(c)
+                frame.seen.add(op)
         op._control_flow_post_processing()
         return op
 
@@ -471,17 +541,27 @@ def infer_dtype(value):
 
 
 def _check_value_fits(value, dtype):
-    """TensorFlow refuses, e.g., 1.5 as an int32: `Expected int32, but got 1.5 of type 'float'.`"""
-    if dtype.is_integer or dtype.is_bool:
-        for v in np.asarray(value, dtype=object).reshape(-1) if not np.isscalar(value) else [value]:
-            if isinstance(v, float | np.floating) and (dtype.is_bool or float(v) != int(v)):
-                raise TypeError(f"Expected {dtype.name}, but got {v!r} of type '{type(v).__name__}'.")
-            if dtype.is_bool and not isinstance(v, bool | np.bool_):
-                raise TypeError(f"Expected bool, but got {v!r} of type '{type(v).__name__}'.")
+    """TensorFlow's check of a Python value against a requested dtype (`_AssertCompatible`): an
+    integer type takes ints (and bools) only, so 1.0 is refused as an int32 (`Expected int32, but got
+    1.0 of type 'float'.`); a float type takes any real number; bool takes bools only."""
+    if dtype.is_integer:
+        ok = (numbers.Integral, np.integer)
+    elif dtype.is_floating:
+        ok = (numbers.Real, np.integer, np.floating)
+    elif dtype.is_bool:
+        ok = (bool, np.bool_)
+    else:
+        return
+    for v in np.asarray(value, dtype=object).reshape(-1) if not np.isscalar(value) else [value]:
+        if not isinstance(v, ok):
+            raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
 
 
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_dtype=None):
-    """A Tensor from a Tensor, a Python/numpy value (as a Const), a Variable or a TensorArray."""
+    """A Tensor from a Tensor, a Python/numpy value (as a Const), a Variable or a TensorArray.
+
+    `dtype_hint` is TensorFlow's preferred dtype: the value is converted to it when it can be (a
+    numpy value is cast, a Python value must fit), and keeps its own dtype otherwise."""
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:
@@ -497,12 +577,10 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_d
     from ..ops.array_ops import constant
     hint = dtype_hint or preferred_dtype
     if dtype is None and hint is not None:
-        # A hint applies to Python values only (numpy values carry their own dtype).
-        hint = _dtypes.as_dtype(hint)
-        inferred = infer_dtype(value)
-        if inferred == hint or (not isinstance(value, np.ndarray | np.generic) and (
-                (hint.is_floating and inferred.is_numeric) or (hint.is_integer and inferred.is_integer))):
-            dtype = hint
+        try:
+            return constant(value, dtype=hint, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
     return constant(value, dtype=dtype, name=name or "Const")
 
 

@@ -22,7 +22,8 @@ from .control_flow_grad import SECOND_ORDER_WHILE
 
 
 def is_trainable(t):
-    return t.dtype.is_floating
+    """Gradients flow through floats, and through handles (variables) and variants (TensorLists)."""
+    return t.dtype.is_floating or t.dtype in (dtypes.resource, dtypes.variant)
 
 
 def _as_list(x):
@@ -205,19 +206,23 @@ def _get_grad(grads, t, unconnected_gradients):
 
 
 def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, unconnected_gradients="none",
-              colocate_gradients_with_ops=False, gate_gradients=False, aggregation_method=None):
+              colocate_gradients_with_ops=False, gate_gradients=False, aggregation_method=None, src_graph=None):
     """d(sum of ys)/d(x) for each x in xs (tf.compat.v1.gradients). `None` for an x that ys do not
-    depend on, or zeros with unconnected_gradients="zero"."""
+    depend on, or zeros with unconnected_gradients="zero".
+
+    `src_graph`: the graph holding ys and xs when the gradient is built elsewhere, in the current
+    default graph (a functional op's gradient function differentiates its forward function)."""
     if unconnected_gradients not in ("none", "zero"):
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
-    xs_list = [x._as_graph_element() if hasattr(x, "_as_graph_element") else x for x in _as_list(xs)]
+    xs_list = [x.handle if hasattr(x, "handle") and hasattr(x, "initializer") else
+               x._as_graph_element() if hasattr(x, "_as_graph_element") else x for x in _as_list(xs)]
     xs_list = [convert_to_tensor(x) for x in xs_list]
     grad_ys = [None] * len(ys) if grad_ys is None else _as_list(grad_ys)
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
-    g = ys[0].graph
+    g = get_default_graph() if src_graph is not None else ys[0].graph
     with g.as_default(), g.name_scope(name):
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
@@ -261,7 +266,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                 _raise_no_grad_wrt_initial_loop_val(op, from_ops)
             if grad_fn not in (None, "none") and has_out_grads:
                 for i, out_grad in enumerate(out_grads):
-                    if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]):
+                    if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]) \
+                            and op.outputs[i].dtype != dtypes.resource:
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
                                         else control_flow_state.zeros_like(op, i))
                 with g.name_scope(op.name + "_grad"):

@@ -3,10 +3,13 @@
 Importing this package registers every op type (gradient tables rely on that)."""
 from . import (  # noqa: F401
     array_ops,
+    cond_v2,
     control_flow_ops,
     data_flow_ops,
+    list_ops,
     logging_ops,
     math_ops,
     tensor_array_ops,
     variables,
+    while_v2,
 )

@@ -37,6 +37,23 @@ def _const_value(t):
     return None
 
 
+def _partial_shape_value(t):
+    """The dims that a 1-D shape tensor `t` holds, as far as they are known at build time (None for
+    an unknown or -1 dim), or None when even its length is unknown. TensorFlow's shape functions read
+    shape tensors the same way: a Const, the Shape of a tensor of known rank, a Pack of scalars."""
+    value = _const_value(t)
+    if value is not None:
+        return [int(d) if d >= 0 else None for d in np.reshape(value, -1)]
+    op = t.op
+    if op.type == "Shape" and op._inputs[0].shape.ndims is not None:
+        return op._inputs[0].shape.as_list()
+    if op.type == "Pack" and all(x.shape.ndims == 0 for x in op._inputs):
+        return [_partial_shape_value(x)[0] if x.op.type == "Const" else None for x in op._inputs]
+    if t.shape.ndims == 1 and t.shape[0] is not None:
+        return [None] * t.shape[0]
+    return None
+
+
 def _same(op):
     x = _in(op, 0)
     return [(x.dtype, x.shape)]
@@ -59,9 +76,14 @@ def constant(value, dtype=None, shape=None, name="Const"):
     from ..framework.ops import _check_value_fits, infer_dtype
     if isinstance(value, Tensor):
         raise TypeError(f"constant() expects a Python or numpy value, got the Tensor {value.name}")
+    if value is None:
+        raise ValueError("None values not supported.")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value)
-    _check_value_fits(value, dtype)
-    arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
+    if isinstance(value, np.ndarray | np.generic):
+        arr = value.astype(dtype.as_numpy_dtype)  # TensorFlow casts numpy values: 1.5 -> int32 1
+    else:
+        _check_value_fits(value, dtype)
+        arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
     if shape is not None:
         shape = list(shape)
         if arr.size == 1 and int(np.prod(shape)) != 1:
@@ -142,20 +164,31 @@ def rank(input, name=None):
 
 
 def _reshape_infer(op):
+    """TensorFlow's Reshape shape function. With at most one unknown dim on each side (a -1 is
+    unknown): known sizes must agree, a fully known side must be divisible by the other's known
+    part, and a fully known input gives the output's missing dim."""
     x, s = _in(op, 0), _in(op, 1)
-    val = _const_value(s)
-    if val is None:
-        n = s.shape[0] if s.shape.ndims else None
-        return [(x.dtype, TensorShape(None if n is None else [None] * n))]
-    dims = [int(d) for d in np.reshape(val, -1)]
-    if -1 in dims:
-        total = x.shape.num_elements()
-        known = int(np.prod([d for d in dims if d != -1]))
-        dims = [(total // known if total is not None and known else None) if d == -1 else d for d in dims]
-    elif x.shape.is_fully_defined() and int(np.prod(dims)) != x.shape.num_elements():
-        raise ValueError(f"Cannot reshape a tensor with {x.shape.num_elements()} elements to shape {dims} "
-                         f"({int(np.prod(dims))} elements) for '{op.name}'")
-    return [(x.dtype, TensorShape(dims))]
+    out = _partial_shape_value(s)
+    if out is None or x.shape.ndims is None:
+        return [(x.dtype, TensorShape(out))]
+    dims = x.shape.as_list()
+    known_in = int(np.prod([d for d in dims if d is not None]))
+    known_out = int(np.prod([d for d in out if d is not None]))
+    unknown_in, unknown_out = dims.count(None), out.count(None)
+    if unknown_in > 1 or unknown_out > 1:
+        return [(x.dtype, TensorShape(out))]
+    if not unknown_in and not unknown_out and known_in != known_out:
+        raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape {out} ({known_out} elements) "
+                         f"for '{op.name}'")
+    if not unknown_in and unknown_out and known_out > 0:
+        if known_in % known_out:
+            raise ValueError(f"Dimension size must be evenly divisible by {known_out} but is {known_in} for "
+                             f"'{op.name}' (op: 'Reshape') with input shapes: {x.shape}, {s.shape}.")
+        out = [known_in // known_out if d is None else d for d in out]
+    if unknown_in and not unknown_out and known_in and known_out % known_in:
+        raise ValueError(f"Dimension size must be evenly divisible by {known_in} but is {known_out} for "
+                         f"'{op.name}' (op: 'Reshape') with input shapes: {x.shape}, {s.shape}.")
+    return [(x.dtype, TensorShape(out))]
 
 
 register_op("Reshape", _reshape_infer, lambda op: lambda x, s: np.reshape(x, s))
@@ -186,13 +219,25 @@ def expand_dims(input, axis, name=None):
 
 
 def _squeeze_infer(op):
+    """TensorFlow's rules: a named dim must be 1 (or unknown); with no dims named, an unknown dim may
+    or may not be squeezed away, so the result has unknown rank."""
     x = _in(op, 0)
     axes = op.get_attr("squeeze_dims")
     if x.shape.ndims is None:
         return [(x.dtype, TensorShape(None))]
     dims = x.shape.as_list()
     n = len(dims)
+    for k, a in enumerate(axes):
+        if not -n <= a < n:
+            raise ValueError(f"squeeze_dims[{k}] not in [{-n},{n}). for '{op.name}' (op: 'Squeeze') with input "
+                             f"shapes: {x.shape}.")
     axes = [a % n for a in axes]
+    if not axes and None in dims:
+        return [(x.dtype, TensorShape(None))]
+    for a in axes:
+        if dims[a] is not None and dims[a] != 1:
+            raise ValueError(f"Can not squeeze dim[{a}], expected a dimension of 1, got {dims[a]} for '{op.name}' "
+                             f"(op: 'Squeeze') with input shapes: {x.shape}.")
     out = [d for i, d in enumerate(dims) if not ((i in axes) if axes else d == 1)]
     return [(x.dtype, TensorShape(out))]
 
@@ -231,12 +276,7 @@ def transpose(a, perm=None, name="transpose"):
 
 
 def _fill_infer(op):
-    dims = _const_value(_in(op, 0))
-    v = _in(op, 1)
-    if dims is None:
-        n = _in(op, 0).shape[0] if _in(op, 0).shape.ndims else None
-        return [(v.dtype, TensorShape(None if n is None else [None] * n))]
-    return [(v.dtype, TensorShape([int(d) for d in dims]))]
+    return [(_in(op, 1).dtype, TensorShape(_partial_shape_value(_in(op, 0))))]
 
 
 register_op("Fill", _fill_infer, lambda op: lambda d, v: np.full(tuple(d), v, dtype=np.asarray(v).dtype))
@@ -264,7 +304,18 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _zeros_or_ones(1, shape, dtype, name or "ones")
 
 
-register_op("ZerosLike", _same, lambda op: lambda x: np.zeros_like(x))
+def _zeros_like(x):
+    """Zeros of x's shape; for a TensorList (a loop's accumulator), a list of zeros of its length."""
+    if hasattr(x, "to_list"):
+        from .list_ops import empty
+        out = empty(x.element_shape, x.element_dtype)
+        for v in x.to_list():
+            out = out.push(np.zeros_like(v))
+        return out
+    return np.zeros_like(x)
+
+
+register_op("ZerosLike", _same, lambda op: _zeros_like)
 register_op("OnesLike", _same, lambda op: lambda x: np.ones_like(x))
 
 
@@ -284,7 +335,10 @@ register_op("Cast", lambda op: [(op.get_attr("DstT"), _in(op, 0).shape)],
 
 
 def cast(x, dtype, name=None):
+    """A Cast op; a Tensor that already has `dtype` comes back as it is, before any name is taken."""
     dtype = dtypes.as_dtype(dtype)
+    if isinstance(x, Tensor) and x.dtype == dtype:
+        return x
     with get_default_graph().name_scope(name or "Cast") as scope:
         x = convert_to_tensor(x, name="x")
         if x.dtype == dtype:
@@ -465,11 +519,13 @@ def gather(params, indices, axis=0, name=None):
 def _strided_slice_infer(op):
     x = op._inputs[0]
     spec = op.get_attr("spec")
+    # Positions whose start/stop/step is a tensor: the slice's length is unknown until run time.
+    dynamic = {pos for pos, field in op.get_attr("tensor_slots") if field != "index"}
     if x.shape.ndims is None:
         return [(x.dtype, TensorShape(None))]
     dims = []
     i = 0
-    for item in spec:
+    for pos, item in enumerate(spec):
         if item is None:
             dims.append(1)
         elif item is Ellipsis:
@@ -479,8 +535,7 @@ def _strided_slice_infer(op):
             i += n_ell
         elif isinstance(item, slice):
             d = x.shape[i]
-            dims.append(None if d is None or any(isinstance(v, Tensor) for v in (item.start, item.stop, item.step))
-                        else len(builtins.range(*item.indices(d))))
+            dims.append(None if d is None or pos in dynamic else len(builtins.range(*item.indices(d))))
             i += 1
         else:
             i += 1
@@ -555,33 +610,65 @@ Tensor.__getitem__ = _getitem
 # where (select)
 
 
-def _select_infer(op):
+def _select_v2_infer(op):
     from .math_ops import broadcast_shapes
     c, x, y = op._inputs
     return [(x.dtype, broadcast_shapes(broadcast_shapes(c.shape, x.shape, op), y.shape, op))]
 
 
-register_op("SelectV2", _select_infer, lambda op: lambda c, x, y: _as_value(np.where(c, x, y)))
+def _select_infer(op):
+    """Select (tf.compat.v1.where) does not broadcast: `t` and `e` have one shape, and `condition` is a
+    scalar, that same shape, or a vector along the first dimension."""
+    c, x, y = op._inputs
+    data = x.shape.merge_with(y.shape)
+    if c.shape.ndims is None or data.ndims is None or c.shape.ndims == 0:
+        return [(x.dtype, data)]
+    if c.shape.ndims == 1 and data.ndims > 1:
+        c.shape.merge_with(data[:1])
+        return [(x.dtype, data)]
+    return [(x.dtype, data.merge_with(c.shape))]
+
+
+def _select_kernel(op):
+    def select(c, x, y):
+        c = np.asarray(c)
+        if c.ndim == 1 and np.ndim(x) > 1:  # a vector condition picks whole rows
+            c = c.reshape((-1,) + (1,) * (np.ndim(x) - 1))
+        return _as_value(np.where(c, x, y))
+    return select
+
+
+register_op("Select", _select_infer, _select_kernel)
+register_op("SelectV2", _select_v2_infer, lambda op: lambda c, x, y: _as_value(np.where(c, x, y)))
 register_op("Where", lambda op: [(dtypes.int64, TensorShape([None, op._inputs[0].shape.ndims]))],
             lambda op: lambda c: np.argwhere(c).astype(np.int64))
 
 
 def where(condition, x=None, y=None, name=None):
+    """tf.compat.v1.where: the indices of True (a Where op), or a Select op, which does not broadcast."""
+    return _where(condition, x, y, name, "Select")
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """tf.where of TensorFlow 2: as `where`, but a SelectV2, which broadcasts its three inputs."""
+    return _where(condition, x, y, name, "SelectV2")
+
+
+def _where(condition, x, y, name, select_type):
     if x is None and y is None:
         return apply_op("Where", [("condition", condition)], name=name, default_name="Where",
                         dtypes={"condition": dtypes.bool_}).outputs[0]
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    return apply_op("SelectV2", [("condition", condition), ("t", x), ("e", y)], name=name,
-                    default_name="SelectV2", same_type=("t", "e"), dtypes={"condition": dtypes.bool_}).outputs[0]
+    return apply_op(select_type, [("condition", condition), ("t", x), ("e", y)], name=name,
+                    default_name=select_type, same_type=("t", "e"), dtypes={"condition": dtypes.bool_}).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------------
 # broadcasting
 
 def _broadcast_to_infer(op):
-    value = _const_value(op._inputs[1])
-    return [(op._inputs[0].dtype, TensorShape(None if value is None else [int(d) for d in value]))]
+    return [(op._inputs[0].dtype, TensorShape(_partial_shape_value(op._inputs[1])))]
 
 
 register_op("BroadcastTo", _broadcast_to_infer, lambda op: lambda x, s: np.broadcast_to(x, tuple(s)).copy())

@@ -39,6 +39,12 @@ def broadcast_shapes(a, b, op=None):
     return TensorShape(out[::-1])
 
 
+# The types TensorFlow allows for float-only ops (Exp, Softmax, ...) and for numeric ones (Sum, Mean, ...):
+# numpy would compute them on other types too, with another result dtype than the one inferred.
+FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+NUMBERS = FLOATS + (dtypes.int32, dtypes.int64)
+
+
 def _binary_infer(op):
     x, y = op._inputs
     return [(x.dtype, broadcast_shapes(x.shape, y.shape, op))]
@@ -112,9 +118,10 @@ def _binary(op_type, default_name, bool_inputs=False):
     return op
 
 
-def _unary(op_type):
+def _unary(op_type, allowed=None):
     def op(x, name=None):
-        return apply_op(op_type, [("x", x)], name=name, default_name=op_type).outputs[0]
+        return apply_op(op_type, [("x", x)], name=name, default_name=op_type, same_type=("x",),
+                        allowed=allowed).outputs[0]
     op.__name__ = op_type.lower()
     op.__doc__ = f"Element-wise `{op_type}` (TensorFlow's `{op_type}` op)."
     return op
@@ -125,7 +132,7 @@ subtract = _binary("Sub", "Sub")
 multiply = _binary("Mul", "Mul")
 maximum = _binary("Maximum", "Maximum")
 minimum = _binary("Minimum", "Minimum")
-floordiv = _binary("FloorDiv", "FloorDiv")
+floordiv = _binary("FloorDiv", "floordiv")
 floormod = mod = _binary("FloorMod", "FloorMod")
 squared_difference = _binary("SquaredDifference", "SquaredDifference")
 div_no_nan = _binary("DivNoNan", "div_no_nan")
@@ -140,17 +147,17 @@ logical_or = _binary("LogicalOr", "LogicalOr", bool_inputs=True)
 negative = _unary("Neg")
 abs = _unary("Abs")  # noqa: A001 - TensorFlow's name
 square = _unary("Square")
-sqrt = _unary("Sqrt")
-rsqrt = _unary("Rsqrt")
-exp = _unary("Exp")
-log = _unary("Log")
-log1p = _unary("Log1p")
-sin = _unary("Sin")
-cos = _unary("Cos")
-tanh = _unary("Tanh")
-sigmoid = _unary("Sigmoid")
+sqrt = _unary("Sqrt", FLOATS)
+rsqrt = _unary("Rsqrt", FLOATS)
+exp = _unary("Exp", FLOATS)
+log = _unary("Log", FLOATS)
+log1p = _unary("Log1p", FLOATS)
+sin = _unary("Sin", FLOATS)
+cos = _unary("Cos", FLOATS)
+tanh = _unary("Tanh", FLOATS)
+sigmoid = _unary("Sigmoid", FLOATS)
 sign = _unary("Sign")
-floor = _unary("Floor")
+floor = _unary("Floor", FLOATS)
 reciprocal = _unary("Reciprocal")
 relu = _unary("Relu")
 
@@ -161,8 +168,9 @@ def logical_not(x, name=None):
 
 
 def logical_xor(x, y, name="LogicalXor"):
-    with get_default_graph().name_scope(name) as scope:
-        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=scope)
+    """TensorFlow builds the inner ops at the caller's scope: LogicalOr, LogicalAnd, LogicalNot, then the
+    final LogicalAnd named `name`."""
+    return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=name)
 
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
@@ -294,11 +302,14 @@ for _t, _f in REDUCTIONS.items():
     register_op(_t, _reduce_infer, _reduce_kernel(_f))
 
 
-def _reduction(op_type):
+def _reduction(op_type, allowed=None):
+    bool_input = {"input": dtypes.bool_} if op_type in ("All", "Any") else {}
+
     def reduce(input_tensor, axis=None, keepdims=False, name=None, reduction_indices=None, keep_dims=None):
         axis = reduction_indices if axis is None else axis
         keepdims = keep_dims if keep_dims is not None else keepdims
         x = convert_to_tensor(input_tensor)
+        reduce_all_axes = axis is None
         if axis is None:
             if x.shape.ndims is not None:
                 axis = list(range(x.shape.ndims))
@@ -306,17 +317,21 @@ def _reduction(op_type):
                 from .array_ops import range as range_
                 from .array_ops import rank
                 axis = range_(0, rank(x))
-        return apply_op(op_type, [("input", x), ("reduction_indices", axis)], {"keep_dims": bool(keepdims)},
-                        name=name, default_name=op_type, dtypes={"reduction_indices": dtypes.int32}).outputs[0]
+        out = apply_op(op_type, [("input", x), ("reduction_indices", axis)], {"keep_dims": bool(keepdims)},
+                       name=name, default_name=op_type, same_type=("input",), allowed=allowed,
+                       dtypes={"reduction_indices": dtypes.int32, **bool_input}).outputs[0]
+        if reduce_all_axes and not keepdims:
+            out.set_shape([])  # a scalar even when the rank is unknown (TensorFlow's _may_reduce_to_scalar)
+        return out
     reduce.__name__ = f"reduce_{op_type.lower()}"
     return reduce
 
 
-reduce_sum = _reduction("Sum")
-reduce_mean = _reduction("Mean")
-reduce_max = _reduction("Max")
-reduce_min = _reduction("Min")
-reduce_prod = _reduction("Prod")
+reduce_sum = _reduction("Sum", NUMBERS)
+reduce_mean = _reduction("Mean", NUMBERS)
+reduce_max = _reduction("Max", NUMBERS)
+reduce_min = _reduction("Min", NUMBERS)
+reduce_prod = _reduction("Prod", NUMBERS)
 reduce_all = _reduction("All")
 reduce_any = _reduction("Any")
 
@@ -335,7 +350,8 @@ register_op("Softmax", _unary_infer, _kernel(_softmax))
 
 
 def softmax(logits, axis=None, name=None):
-    return apply_op("Softmax", [("logits", logits)], name=name, default_name="Softmax").outputs[0]
+    return apply_op("Softmax", [("logits", logits)], name=name, default_name="Softmax", same_type=("logits",),
+                    allowed=FLOATS).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,9 +360,13 @@ def softmax(logits, axis=None, name=None):
 
 def _overload(fn, scope_name, reverse=False):
     def method(self, other):
-        g = self.graph
-        with g.name_scope(scope_name) as scope:
-            other = convert_to_tensor(other, name="x" if reverse else "y", dtype_hint=self.dtype)
+        from ..framework.op_def_library import _graph_of
+        g = _graph_of([("x", self)])
+        with g.as_default(), g.name_scope(scope_name) as scope:
+            # TensorFlow: `x + 1.5` tries x's dtype for 1.5 and reports the mismatch in the op;
+            # `1.5 + x` converts 1.5 to x's dtype outright (a TypeError when it does not fit).
+            other = (convert_to_tensor(other, name="x", dtype=self.dtype) if reverse else
+                     convert_to_tensor(other, name="y", dtype_hint=self.dtype))
             return fn(other, self, name=scope) if reverse else fn(self, other, name=scope)
     return method
 

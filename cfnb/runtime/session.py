@@ -15,7 +15,9 @@ import numpy as np
 from ..framework import dtypes, errors, nest
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
+from ..passes.lowering import has_functional_ops, lower_functional_ops
 from .executor import Executor
+from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
 from .memory import MemoryLog
 from .static_schedule import compile_static
@@ -59,11 +61,13 @@ class ConfigProto:
 
 
 class _SessionState:
-    """What kernels of stateful ops may touch: variable values, and the memory log of a traced run."""
+    """What kernels of stateful ops may touch: variable values, the memory log of a traced run, and
+    the runtime that calls functions for strict If/While."""
 
     def __init__(self):
         self.variables = {}
         self.memory = None
+        self.functions = None
 
 
 class Session:
@@ -72,6 +76,8 @@ class Session:
         self._config = config or ConfigProto()
         self._state = _SessionState()
         self._cache = {}
+        self._lowered = None
+        self._state.functions = FunctionRuntime(self._make_kernel)
         self._closed = False
         self._context_managers = []
 
@@ -141,7 +147,8 @@ class Session:
         if cached is not None and cached[0] == self._graph.version:
             return cached[1]
         self._check_runnable(fetch_tensors, targets, feed_tensors)
-        exe = compile_graph(self._graph, fetch_tensors, targets, feed_tensors, self._make_kernel)
+        graph, fetch_tensors, targets, feed_tensors = self._runnable(fetch_tensors, targets, feed_tensors)
+        exe = compile_graph(graph, fetch_tensors, targets, feed_tensors, self._make_kernel)
         for item in exe.items:
             if item.retval_index >= 0 and item.frame.name != ROOT:
                 name = exe.fetch_names[item.retval_index]
@@ -153,13 +160,24 @@ class Session:
         self._cache[key] = (self._graph.version, executor)
         return executor
 
+    def _runnable(self, fetches, targets, feeds):
+        """The graph to execute: the user's, or its lowered copy when it holds functional If/While
+        ops and `lower_functional_ops` is on (TensorFlow's LowerFunctionalOpsPass)."""
+        if not self._config.lower_functional_ops or not has_functional_ops(self._graph):
+            return self._graph, fetches, targets, feeds
+        if self._lowered is None or self._lowered[0] != self._graph.version:
+            self._lowered = (self._graph.version, lower_functional_ops(self._graph))
+        low = self._lowered[1]
+        return (low.graph, [low.tensor_map[t] for t in fetches], [low.op_map[o] for o in targets],
+                [low.tensor_map[t] for t in feeds])
+
     def _make_kernel(self, op):
         op_def = get_op_def(op.type)
         if op_def.kernel is None:
             if op.type == "Placeholder":
                 return None
             raise errors.UnimplementedError(None, op, f"No kernel for op type {op.type} ({op.name}).")
-        return op_def.kernel(op, self._state) if op_def.stateful else op_def.kernel(op)
+        return op_def.kernel(op, self._state) if op_def.needs_state else op_def.kernel(op)
 
     def _check_runnable(self, fetch_tensors, targets, feed_tensors):
         from .graph_compiler import _prune
@@ -182,7 +200,10 @@ class Session:
     def _as_element(self, f):
         g = self._graph
         if isinstance(f, str):
-            f = g.as_graph_element(f)
+            try:
+                f = g.as_graph_element(f)
+            except (KeyError, ValueError) as e:  # TensorFlow reports a bad fetch name as a ValueError
+                raise ValueError(f"Argument `fetch` = {f} cannot be interpreted as a Tensor. ({e})") from None
         elif hasattr(f, "_as_graph_element"):
             f = f._as_graph_element()
         if isinstance(f, (Tensor, Operation)):
@@ -218,6 +239,11 @@ class Session:
     def _prepare_feeds(self, feed_dict):
         tensors, values = [], []
         for key, value in (feed_dict or {}).items():
+            if isinstance(key, str):
+                try:
+                    key = self._graph.as_graph_element(key)
+                except (KeyError, ValueError) as e:
+                    raise TypeError(f"Cannot interpret feed_dict key as Tensor: {e.args[0]}") from None
             t = self._as_element(key) if not isinstance(key, Tensor) else key
             if isinstance(t, Operation):
                 raise TypeError(f"Cannot interpret feed_dict key as Tensor: Can not convert an Operation into a "
@@ -236,12 +262,22 @@ def _check_feed(t, value):
     want = t.dtype
     if want in (dtypes.resource, dtypes.variant):
         return value
-    raw = np.asarray(value)
-    if want.is_integer and raw.dtype.kind == "f" and np.any(raw != np.floor(raw)):
-        raise TypeError(f"Cannot feed value {value!r} to the {want.name} tensor '{t.name}': it is not an integer.")
-    if want.is_bool and raw.dtype.kind != "b":
-        raise TypeError(f"Cannot feed value of dtype {raw.dtype} to the bool tensor '{t.name}'.")
+    if isinstance(value, int) and not _int_fits(value, want.as_numpy_dtype):
+        raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
+                        f"{want.as_numpy_dtype}. Try explicitly setting the type of the feed tensor to a larger type "
+                        f"(e.g. int64).")
+    # Otherwise numpy converts, as in TensorFlow: 2.5 fed to an int32 is 2, 1 fed to a bool True.
     arr = np.asarray(value, dtype=want.as_numpy_dtype)
     if not t.shape.is_compatible_with(arr.shape):
         raise ValueError(f"Cannot feed value of shape {arr.shape} for Tensor {t.name}, which has shape {t.shape}")
     return arr[()] if arr.ndim == 0 else arr
+
+
+def _int_fits(value, np_dtype):
+    """TensorFlow refuses a Python int feed that the tensor's type cannot hold unchanged."""
+    if np_dtype is np.object_:
+        return True
+    try:
+        return np_dtype(value) == value
+    except OverflowError:
+        return False

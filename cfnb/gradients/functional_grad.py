@@ -1,0 +1,341 @@
+"""Gradients of functional `If` and `While` (TensorFlow's cond_v2._IfGrad, while_v2._WhileGrad).
+
+The gradient of a functional op is another functional op of the same kind, whose functions are the
+gradients of the forward functions. Forward values the gradient needs cross over as *outputs of
+the forward op*, which is rewritten in place to produce them (the course shows this rewrite):
+
+  * If: a needed intermediate of a branch becomes an extra output of the If (the branch not taken
+    outputs zeros in its place); the gradient If runs on the same predicate.
+  * While: a needed intermediate is pushed on a TensorList accumulator every iteration
+    (`EmptyTensorList` outside, `TensorListPushBack` in the body, the list an extra loop variable);
+    the gradient While runs `total_iters` (forward output 0) times and pops (`TensorListPopBack`)
+    in reverse. Loop invariants (body inputs passed straight to outputs) and constants are not
+    accumulated.
+Because the gradient op satisfies the same contract, gradients of gradients work.
+"""
+from ..framework import dtypes
+from ..framework.func_graph import FuncGraph, unique_function_name
+from ..framework.ops import Tensor, get_default_graph
+from ..framework.registry import NotDifferentiable, RegisterGradient
+from ..framework.tensor_shape import TensorShape
+from ..ops import array_ops, list_ops, math_ops
+from .gradients_util import gradients, is_trainable
+
+
+def _add_inputs(op, tensors):
+    for t in tensors:
+        op._inputs.append(t)
+        t._consumers.append(op)
+    op.graph._version += 1
+
+
+def _add_outputs(op, specs):
+    """Give `op` more outputs, one per (dtype, shape)."""
+    for dtype, shape in specs:
+        op._outputs.append(Tensor(op, len(op._outputs), dtype, shape))
+    op.graph._version += 1
+
+
+# --- If -------------------------------------------------------------------------------------------
+class _CondGradFuncGraph(FuncGraph):
+    """A branch's gradient function: forward-branch intermediates become outputs of the forward If."""
+
+    def __init__(self, name, forward_graph, outer_graph):
+        super().__init__(name, outer_graph)
+        self.forward_graph = forward_graph
+        self.intermediates = []       # forward-branch tensors to expose
+        self._indirect = {}
+
+    def capture(self, tensor):
+        fwd = self.forward_graph
+        if tensor.graph is not fwd:
+            return super().capture(tensor)
+        if tensor in self._indirect:
+            return self._indirect[tensor]
+        if tensor.op.type == "Const":
+            with self.as_default():
+                copy = array_ops.constant(tensor.op.get_attr("value"), tensor.dtype)
+            self._indirect[tensor] = copy
+            return copy
+        # Inputs of the branch are inputs of the If; outputs and intermediates become outputs.
+        ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
+        self.captures.append((tensor, ph))
+        self._indirect[tensor] = ph
+        if not any(tensor is t for t in fwd.inputs) and not any(tensor is t for t in fwd.outputs):
+            self.intermediates.append(tensor)
+        return ph
+
+
+def _branch_grad(forward, grads, outer_graph):
+    name = unique_function_name(outer_graph, "", forward.name + "_grad")
+    graph = _CondGradFuncGraph(name, forward, outer_graph)
+    ys, grad_ys = [], []
+    for y, g in zip(forward.outputs, grads):
+        if is_trainable(y) and y.dtype != dtypes.resource:
+            ys.append(y)
+            grad_ys.append(g)
+    with graph.as_default():
+        grad_ys = [graph.capture(g) if isinstance(g, Tensor) else g for g in grad_ys]
+        result = gradients(ys, forward.inputs, grad_ys=grad_ys, src_graph=forward)
+        graph.outputs = [None if r is None else r for r in result]
+    return graph
+
+
+@RegisterGradient("If")
+@RegisterGradient("StatelessIf")
+def _if_grad(op, *grads):
+    then_graph, else_graph = op.get_attr("then_branch"), op.get_attr("else_branch")
+    g = get_default_graph()
+    grads = [gr if gr is not None or not is_trainable(t) or t.dtype == dtypes.resource else
+             array_ops.zeros_like(t) for gr, t in zip(grads, op.outputs)]
+    then_grad = _branch_grad(then_graph, grads, g)
+    else_grad = _branch_grad(else_graph, grads, g)
+    # An input gradient missing in one branch is zero there when the other branch has one.
+    for mine, other in ((then_grad, else_grad), (else_grad, then_grad)):
+        for i, (x, y) in enumerate(zip(mine.outputs, other.outputs)):
+            if x is None and y is not None:
+                with mine.as_default():
+                    mine.outputs[i] = array_ops.zeros_like(mine.capture(mine.forward_graph.inputs[i]))
+    # Expose the intermediates both gradients need as extra outputs of the forward If.
+    extra = _expose_intermediates(op, then_graph, else_graph, then_grad.intermediates, else_grad.intermediates)
+    grad_inputs = []
+    for grad_graph, forward in ((then_grad, then_graph), (else_grad, else_graph)):
+        resolved = []
+        for external, _ in grad_graph.captures:
+            resolved.append(_resolve_cond_capture(external, forward, op, extra))
+        grad_inputs.append(resolved)
+    # Both gradient branches take the union of the resolved inputs.
+    union = []
+    for resolved in grad_inputs:
+        for t in resolved:
+            if t not in union:
+                union.append(t)
+    for grad_graph, resolved in zip((then_grad, else_grad), grad_inputs):
+        by_outer = dict(zip(resolved, [ph for _, ph in grad_graph.captures]))
+        inputs = []
+        for t in union:
+            if t not in by_outer:
+                by_outer[t] = grad_graph.add_argument(t.dtype, t.shape, name="unused")
+            inputs.append(by_outer[t])
+        grad_graph.inputs = inputs
+    keep = [i for i, (a, b) in enumerate(zip(then_grad.outputs, else_grad.outputs)) if a is not None]
+    then_grad.outputs = [then_grad.outputs[i] for i in keep]
+    else_grad.outputs = [else_grad.outputs[i] for i in keep]
+    for fn in (then_grad, else_grad):
+        g._add_function(fn)
+    stateful = then_grad.is_stateful() or else_grad.is_stateful()
+    grad_op = g.create_op("If" if stateful else "StatelessIf", [op.inputs[0]] + union,
+                          {"then_branch": then_grad, "else_branch": else_grad,
+                           "Tout": [t.dtype for t in then_grad.outputs], "_lower_using_switch_merge": True},
+                          name="If")
+    outs = [array_ops.identity(t) for t in grad_op.outputs]
+    result = [None] * len(then_graph.inputs)
+    for i, t in zip(keep, outs):
+        result[i] = t
+    return [None] + result
+
+
+def _expose_intermediates(op, then_graph, else_graph, then_needed, else_needed):
+    """Make the needed intermediates extra outputs of both branches and of `op`: a branch outputs
+    its own intermediates and zeros where the other branch's are (never read: the gradient If
+    takes the same branch). Returns {intermediate: index of the If output holding it}."""
+    base = len(op.outputs)
+    positions = {}
+    new_then, new_else = [], []
+    for needed, other, mine_list, other_list in ((then_needed, else_graph, new_then, new_else),
+                                                 (else_needed, then_graph, new_else, new_then)):
+        for t in needed:
+            positions[t] = base + len(mine_list)
+            mine_list.append(t)
+            with other.as_default():
+                other_list.append(array_ops.zeros(t.shape.as_list() if t.shape.is_fully_defined() else [], t.dtype))
+    then_graph.outputs.extend(new_then)
+    else_graph.outputs.extend(new_else)
+    _add_outputs(op, [(a.dtype, a.shape.most_specific_compatible_shape(b.shape)) for a, b in zip(new_then, new_else)])
+    return positions
+
+
+def _resolve_cond_capture(tensor, forward, op, extra):
+    """An outer tensor for a forward-branch tensor the gradient captured."""
+    if tensor.graph is not forward:
+        return tensor
+    for i, t in enumerate(forward.inputs):
+        if t is tensor:
+            return op.inputs[1 + i]
+    for i, t in enumerate(forward.outputs):
+        if t is tensor and i < len(op.outputs):
+            return op.outputs[i]
+    return op.outputs[extra[tensor]]
+
+
+# --- While ----------------------------------------------------------------------------------------
+def _is_loop_invariant(tensor, inputs, outputs):
+    return any(tensor is t for t in inputs) and any(tensor is t for t in outputs)
+
+
+class _WhileBodyGradFuncGraph(FuncGraph):
+    """The gradient loop's body. Forward-body tensors it needs are accumulated (see module doc)."""
+
+    def __init__(self, name, forward_cond, forward_body, maximum_iterations, outer_graph):
+        super().__init__(name, outer_graph)
+        self.forward_cond = forward_cond
+        self.forward_graph = forward_body
+        self.maximum_iterations = maximum_iterations
+        self.extra_inputs = []                 # EmptyTensorLists added to the forward While
+        self.internal_capture_to_output = {}   # captured placeholder -> what the body outputs for it
+        self._indirect = {}
+        self._forward_inputs = list(forward_body.inputs)
+        self._forward_outputs = list(forward_body.outputs)
+
+    def capture(self, tensor):
+        if tensor.graph is not self.forward_graph:
+            already = tensor in self._capture_map
+            captured = super().capture(tensor)
+            if not already:
+                self.internal_capture_to_output[captured] = captured
+            return captured
+        while tensor.op.type == "Identity":
+            tensor = tensor.op.inputs[0]
+        if tensor in self._indirect:
+            return self._indirect[tensor]
+        if _is_loop_invariant(tensor, self._forward_inputs, self._forward_outputs):
+            captured = self._raw_capture(tensor)
+            self.internal_capture_to_output[captured] = captured
+            self._indirect[tensor] = captured
+            return captured
+        if tensor.op.type == "Const":
+            with self.as_default():
+                copy = array_ops.constant(tensor.op.get_attr("value"), tensor.dtype)
+            self._indirect[tensor] = copy
+            return copy
+        # Accumulate: a TensorList made outside the loop, pushed in the forward body.
+        with self.forward_graph.outer_graph.as_default(), self.forward_graph.outer_graph.control_dependencies(None):
+            tensor_list = list_ops.empty_tensor_list(tensor.shape, tensor.dtype,
+                                                     name=f"{tensor.name.replace(':', '_')}/accumulator")
+        self.extra_inputs.append(tensor_list)
+        with self.forward_graph.as_default():
+            accumulator = list_ops.tensor_list_push_back(tensor_list, tensor)
+        self.forward_graph.outputs.append(accumulator)
+        self.forward_cond.capture(tensor_list)
+        captured_accumulator = self._raw_capture(accumulator)
+        with self.as_default():
+            new_list, value = list_ops.tensor_list_pop_back(captured_accumulator, tensor.dtype, tensor.shape)
+        self._indirect[tensor] = value
+        self.internal_capture_to_output[captured_accumulator] = new_list
+        return value
+
+    def _raw_capture(self, tensor):
+        if tensor in self._capture_map:
+            return self._capture_map[tensor]
+        ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
+        self.captures.append((tensor, ph))
+        self._capture_map[tensor] = ph
+        return ph
+
+
+def _preprocess_grad(grad, body_output, while_input, while_output):
+    if not is_trainable(body_output):
+        return None
+    if grad is None and while_output.dtype in (dtypes.variant,):
+        return array_ops.zeros_like(while_input)
+    return grad
+
+
+@RegisterGradient("While")
+@RegisterGradient("StatelessWhile")
+def _while_grad(op, *grads):
+    cond_graph, body_graph = op.get_attr("cond"), op.get_attr("body")
+    g = get_default_graph()
+    num_original = op.get_attr("_num_original_outputs")
+    grads = [_preprocess_grad(gr, b, i, o) for gr, b, i, o in zip(grads[:num_original], body_graph.outputs,
+                                                                    op.inputs, op.outputs)]
+    grads += [None] * (len(op.outputs) - num_original)
+    pairs = [(y, x, gr) for y, x, gr in zip(body_graph.outputs, body_graph.inputs, grads) if gr is not None]
+    if not pairs:
+        return [None] * len(op.inputs)
+    ys, xs, non_none = zip(*pairs)
+    total_iters = op.outputs[0]
+    maximum_iterations = op.inputs[1]
+    counter = array_ops.constant(0, dtypes.int32, name="grad_counter")
+    name = unique_function_name(g, "", body_graph.name + "_grad")
+    grad_body = _WhileBodyGradFuncGraph(name, cond_graph, body_graph, maximum_iterations, g)
+    args = [counter, maximum_iterations, total_iters] + list(non_none)
+    with grad_body.as_default():
+        b_counter = grad_body.add_argument(dtypes.int32, [], "counter")
+        b_max = grad_body.add_argument(dtypes.int32, [], "maximum_iterations")
+        b_total = grad_body.add_argument(dtypes.int32, [], "total_iters")
+        b_grads = [grad_body.add_argument(t.dtype, TensorShape(None) if t.dtype == dtypes.variant else t.shape,
+                                          name="grad") for t in non_none]
+        grad_outs = gradients(list(ys), list(xs), grad_ys=b_grads, src_graph=body_graph,
+                              unconnected_gradients="zero")
+        grad_body.outputs = [math_ops.add(b_counter, 1), b_max, b_total] + list(grad_outs)
+    arg_placeholders = [b_counter, b_max, b_total] + b_grads
+    # Captured tensors: accumulators (their popped list is output), loop invariants (passed through).
+    for _, internal in grad_body.captures:
+        grad_body.outputs.append(grad_body.internal_capture_to_output[internal])
+    if grad_body.extra_inputs:
+        # Rewrite the forward While in place to take the new accumulators and output them.
+        new_outputs = body_graph.outputs[len(op.inputs):]
+        cond_graph.name += "_rewritten"
+        body_graph.name += "_rewritten"
+        _add_inputs(op, grad_body.extra_inputs)
+        _add_outputs(op, [(t.dtype, t.shape) for t in new_outputs])
+        op._set_attr("T", [t.dtype for t in op.inputs])
+        op._set_attr("output_shapes", [t.shape for t in op.outputs])
+    op._set_attr("_num_original_outputs", len(op.outputs))
+    captured_inputs = []
+    for external, _ in grad_body.captures:
+        if external.graph is body_graph:
+            for i, out in enumerate(body_graph.outputs):
+                if out is external:
+                    external = op.outputs[i]
+                    break
+        captured_inputs.append(external)
+    loop_vars = args + captured_inputs
+    grad_body.inputs = arg_placeholders + grad_body.internal_captures
+    # The gradient loop's cond: run as many iterations as the forward loop did.
+    cond_name = unique_function_name(g, "", cond_graph.name.replace("_rewritten", "") + "_grad")
+    grad_cond = FuncGraph(cond_name, g)
+    with grad_cond.as_default():
+        placeholders = [grad_cond.add_argument(t.dtype, TensorShape(None) if t.dtype == dtypes.variant else t.shape,
+                                               name=f"arg_{k}") for k, t in enumerate(loop_vars)]
+        grad_cond.outputs = [math_ops.less(placeholders[0], placeholders[2])]
+    grad_cond.inputs = placeholders
+    for fn in (grad_cond, grad_body):
+        g._add_function(fn)
+    stateful = grad_body.is_stateful()
+    grad_op = g.create_op("While" if stateful else "StatelessWhile", loop_vars,
+                          {"cond": grad_cond, "body": grad_body, "T": [t.dtype for t in loop_vars],
+                           "output_shapes": [t.shape for t in grad_body.outputs],
+                           "parallel_iterations": op.get_attr("parallel_iterations"),
+                           "_lower_using_switch_merge": True, "_num_original_outputs": len(loop_vars)},
+                          name=f"{op.name}_grad")
+    outs = [array_ops.identity(t) for t in grad_op.outputs[3:3 + len(non_none)]]
+    result, k = [], 0
+    for gr in grads[: len(op.inputs) - len(grad_body.extra_inputs)]:
+        if gr is None:
+            result.append(None)
+        else:
+            result.append(outs[k])
+            k += 1
+    return result + [None] * (len(op.inputs) - len(result))
+
+
+# --- TensorLists (what makes gradients of gradient loops work) -------------------------------------
+@RegisterGradient("TensorListPushBack")
+def _push_back_grad(op, dresult):
+    dlist, delement = list_ops.tensor_list_pop_back(dresult, op.get_attr("element_dtype"), op.inputs[1].shape)
+    return dlist, delement
+
+
+@RegisterGradient("TensorListPopBack")
+def _pop_back_grad(op, dlist, delement):
+    if dlist is None:
+        dlist = list_ops.empty_tensor_list(op.outputs[1].shape, op.get_attr("element_dtype"))
+    if delement is None:
+        delement = array_ops.zeros_like(op.outputs[1])
+    return list_ops.tensor_list_push_back(dlist, delement), None
+
+
+for _type in ("EmptyTensorList", "TensorListLength"):
+    NotDifferentiable(_type)
