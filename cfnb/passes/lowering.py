@@ -13,6 +13,8 @@ If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input; the branches in
 Input-less nodes of an inlined function get a control edge from the pivot, so constants fire in
 the right frame and only on the taken side, as TensorFlow's inliner arranges.
 """
+import heapq
+
 from ..framework.ops import Graph
 from ..ops import array_ops, control_flow_ops
 
@@ -101,8 +103,10 @@ class _Lowering:
             switches = [control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
             for c in op.control_inputs:
                 switch_f.op._add_control_input(self.result.op_map[c])
-            then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/", pivot_t.op, op)
-            else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/", pivot_f.op, op)
+            then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/",
+                                   pivot_t.op, op)
+            else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/",
+                                   pivot_f.op, op)
             outputs = [control_flow_ops.merge([t, e], name="output")[0] for t, e in zip(then_out, else_out)]
             executed = control_flow_ops.merge([pivot_t, pivot_f], name="branch_executed")[0]
         self._record(op, name, outputs, executed.op)
@@ -170,11 +174,11 @@ def _topological(ops):
     """Ops in an order where inputs come first (creation order where free; a gradient can add an
     input to an op after the op was made). A Merge's back edge from NextIteration is not a
     dependency, or no loop could be ordered."""
-    import heapq
     position = {op: k for k, op in enumerate(ops)}
     deps = {}
     for op in ops:
-        srcs = {t.op for t in op.inputs if t.op in position and not (op.type == "Merge" and t.op.type == "NextIteration")}
+        srcs = {t.op for t in op.inputs
+                if t.op in position and not (op.type == "Merge" and t.op.type == "NextIteration")}
         srcs.update(c for c in op.control_inputs if c in position)
         deps[op] = srcs
     consumers = {op: [] for op in ops}
