@@ -22,6 +22,18 @@ from ..ops import array_ops, list_ops, math_ops
 from .gradients_util import gradients, is_trainable
 
 
+def _rename_function(graph, func_graph, name):
+    """Rename a function (its library entry too): the forward functions become `..._rewritten`."""
+    root = graph
+    while getattr(root, "outer_graph", None) is not None:
+        root = root.outer_graph
+    for g in (graph, root):
+        if g._functions.get(func_graph.name) is func_graph:
+            del g._functions[func_graph.name]
+            g._functions[name] = func_graph
+    func_graph.name = name
+
+
 def _add_inputs(op, tensors):
     for t in tensors:
         op._inputs.append(t)
@@ -211,6 +223,7 @@ class _WhileBodyGradFuncGraph(FuncGraph):
         # Accumulate: a TensorList made outside the loop, pushed in the forward body.
         with self.forward_graph.outer_graph.as_default(), self.forward_graph.outer_graph.control_dependencies(None):
             tensor_list = list_ops.empty_tensor_list(tensor.shape, tensor.dtype,
+                                                     max_num_elements=self.maximum_iterations,
                                                      name=f"{tensor.name.replace(':', '_')}/accumulator")
         self.extra_inputs.append(tensor_list)
         with self.forward_graph.as_default():
@@ -268,7 +281,7 @@ def _while_grad(op, *grads):
                                           name="grad") for t in non_none]
         grad_outs = gradients(list(ys), list(xs), grad_ys=b_grads, src_graph=body_graph,
                               unconnected_gradients="zero")
-        grad_body.outputs = [math_ops.add(b_counter, 1), b_max, b_total] + list(grad_outs)
+        grad_body.outputs = [b_counter + 1, b_max, b_total] + list(grad_outs)
     arg_placeholders = [b_counter, b_max, b_total] + b_grads
     # Captured tensors: accumulators (their popped list is output), loop invariants (passed through).
     for _, internal in grad_body.captures:
@@ -276,8 +289,8 @@ def _while_grad(op, *grads):
     if grad_body.extra_inputs:
         # Rewrite the forward While in place to take the new accumulators and output them.
         new_outputs = body_graph.outputs[len(op.inputs):]
-        cond_graph.name += "_rewritten"
-        body_graph.name += "_rewritten"
+        _rename_function(g, cond_graph, cond_graph.name + "_rewritten")
+        _rename_function(g, body_graph, body_graph.name + "_rewritten")
         _add_inputs(op, grad_body.extra_inputs)
         _add_outputs(op, [(t.dtype, t.shape) for t in new_outputs])
         op._set_attr("T", [t.dtype for t in op.inputs])
@@ -294,7 +307,7 @@ def _while_grad(op, *grads):
     loop_vars = args + captured_inputs
     grad_body.inputs = arg_placeholders + grad_body.internal_captures
     # The gradient loop's cond: run as many iterations as the forward loop did.
-    cond_name = unique_function_name(g, "", cond_graph.name.replace("_rewritten", "") + "_grad")
+    cond_name = unique_function_name(g, "", cond_graph.name + "_grad")
     grad_cond = FuncGraph(cond_name, g)
     with grad_cond.as_default():
         placeholders = [grad_cond.add_argument(t.dtype, TensorShape(None) if t.dtype == dtypes.variant else t.shape,
@@ -310,7 +323,7 @@ def _while_grad(op, *grads):
                            "parallel_iterations": op.get_attr("parallel_iterations"),
                            "_lower_using_switch_merge": True, "_num_original_outputs": len(loop_vars)},
                           name=f"{op.name}_grad")
-    outs = [array_ops.identity(t) for t in grad_op.outputs[3:3 + len(non_none)]]
+    outs = [array_ops.identity(t) for t in grad_op.outputs][3:3 + len(non_none)]
     result, k = [], 0
     for gr in grads[: len(op.inputs) - len(grad_body.extra_inputs)]:
         if gr is None:

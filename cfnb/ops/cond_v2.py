@@ -37,7 +37,8 @@ def build_branch(name, fn, outer_graph):
         if result is None:
             return graph, None
         flat = [_flow_of(v) for v in nest.flatten(result)]
-        graph.outputs = [convert_to_tensor(v) for v in flat]
+        # A branch may return an outer tensor as is (`lambda: x`): capture it like any other use.
+        graph.outputs = [graph.capture(t) for t in (convert_to_tensor(v) for v in flat)]
     graph.structured_outputs = result
     return graph, result
 

@@ -41,6 +41,21 @@ def _assign_kernel(op, state):
                                                     if np.ndim(value) == 0 else np.array(value, copy=True))
 
 
+def _update_kernel(fn):
+    """AssignAddVariableOp / AssignSubVariableOp: a new value from the old one (never in place, so a
+    value fetched before stays as it was)."""
+    def make(op, state):
+        values = state.variables
+        read = _read_kernel(op, state)
+
+        def update(handle, delta):
+            old = read(handle)
+            new = np.asarray(fn(old, delta), dtype=np.asarray(old).dtype)
+            values[handle] = new[()] if new.ndim == 0 else new
+        return update
+    return make
+
+
 def _is_initialized_kernel(op, state):
     return lambda handle: np.bool_(handle in state.variables)
 
@@ -49,6 +64,8 @@ register_op("VarHandleOp", lambda op: [(dtypes.resource, TensorShape([]))], _var
 register_op("ReadVariableOp", lambda op: [(op.get_attr("dtype"), op.get_attr("shape"))], _read_kernel,
             stateful=True)
 register_op("AssignVariableOp", lambda op: [], _assign_kernel, stateful=True)
+register_op("AssignAddVariableOp", lambda op: [], _update_kernel(np.add), stateful=True)
+register_op("AssignSubVariableOp", lambda op: [], _update_kernel(np.subtract), stateful=True)
 register_op("VarIsInitializedOp", lambda op: [(dtypes.bool_, TensorShape([]))], _is_initialized_kernel,
             stateful=True)
 
@@ -73,6 +90,8 @@ class Variable:
             with g.control_dependencies(None):
                 self._handle = g.create_op("VarHandleOp", [], {"dtype": self._dtype, "shape": self._shape},
                                            name=scope).outputs[0]
+            with g.name_scope("IsInitialized"):
+                self._is_initialized_op = apply_op("VarIsInitializedOp", [("resource", self._handle)]).outputs[0]
             self._initializer_op = apply_op("AssignVariableOp", [("resource", self._handle), ("value", init)],
                                             name="Assign")
             self._initial_value = init
@@ -108,18 +127,55 @@ class Variable:
     def _as_graph_element(self):
         return self._graph_element
 
-    def assign(self, value, name=None):
-        return apply_op("AssignVariableOp", [("resource", self._handle), ("value", value)],
-                        name=name, default_name="AssignVariableOp", dtypes={"value": self._dtype})
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        """An AssignVariableOp; with `read_value` (TensorFlow's default) the variable as it is after
+        the assignment comes back, so fetching it gives the new value."""
+        return self._update("AssignVariableOp", value, name, read_value)
 
-    def assign_add(self, delta, name=None):
-        return self.assign(self.value() + delta, name=name)
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self._update("AssignSubVariableOp", delta, name, read_value)
+
+    def _update(self, op_type, value, name, read_value):
+        # As in TensorFlow, the value is converted before the op's scope opens: a list becomes `Const`.
+        value = convert_to_tensor(value, dtype=self._dtype)
+        if not self._shape.is_compatible_with(value.shape):
+            raise ValueError(f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
+                             f"{self._shape}, and the assigned value shape {value.shape} are incompatible.")
+        op = apply_op(op_type, [("resource", self._handle), ("value", value)], {"dtype": self._dtype}, name=name,
+                      default_name=op_type)
+        return _UnreadVariable(self, op) if read_value else op
 
     def eval(self, session=None):
         return self._graph_element.eval(session=session)
 
     def __repr__(self):
         return f"<tf.Variable '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
+
+
+class _UnreadVariable(Variable):
+    """What `assign` returns (TensorFlow's _UnreadVariable): the variable after the update `op`. Every
+    read of it, including the one `Session.run` fetches, waits for the update."""
+
+    def __init__(self, variable, op):
+        self._handle, self._dtype, self._shape = variable._handle, variable._dtype, variable._shape
+        self._initializer_op, self._initial_value = variable._initializer_op, variable._initial_value
+        self._trainable = variable._trainable
+        self._parent_op = op
+        self._graph_element = self._read()
+
+    name = property(lambda self: self._parent_op.name)
+    op = property(lambda self: self._parent_op)
+
+    def _read(self):
+        with self.graph.control_dependencies([self._parent_op]):
+            return super()._read()
+
+    def _update(self, op_type, value, name, read_value):
+        with self.graph.control_dependencies([self._parent_op]):
+            return super()._update(op_type, value, name, read_value)
 
 
 def _install_variable_operators():

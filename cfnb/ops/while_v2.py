@@ -120,7 +120,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             except ValueError as e:
                 raise ValueError(f"while_loop '{label}': `body` must return the structure of `loop_vars`.\n{e}") \
                     from None
-            outs = [convert_to_tensor(_flow_of(v)) for v in nest.flatten(result)]
+            outs = [body_graph.capture(convert_to_tensor(_flow_of(v))) for v in nest.flatten(result)]
             for i, (inp, out, shape) in enumerate(zip(flat, outs, shapes)):
                 if out.dtype != inp.dtype:
                     raise TypeError(f"while_loop '{label}': Loop var {inp.name} (loop variable #{i}) enters the loop "
@@ -133,7 +133,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                      f"To allow the shape to vary across iterations, use the `shape_invariants` "
                                      f"argument of tf.while_loop to specify a less-specific shape, e.g. {allowed!r} "
                                      f"for this variable.")
-            body_graph.outputs = [math_ops.add(b_counter, 1), b_max] + outs
+            body_graph.outputs = [b_counter + 1, b_max] + outs
 
         # Captured tensors become loop variables the body passes through unchanged; the cond gets
         # matching (unused) arguments so both functions take the same inputs.
@@ -154,7 +154,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                           "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
                           "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
         n = len(flat)
-        results = [array_ops.identity(t) for t in op.outputs[2:2 + n]]
+        # In a v1 graph every output goes through an Identity (as while_v2 does), so fetching one
+        # output prunes the others once the While is lowered.
+        results = [array_ops.identity(t) for t in op.outputs][2:2 + n]
         if not back_prop:
             results = [array_ops.stop_gradient(t) for t in results]
         packed = nest.pack_sequence_as(loop_vars, [_rebuild(o, t) for o, t in zip(flat_orig, results)])

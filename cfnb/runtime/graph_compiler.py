@@ -11,6 +11,7 @@ from collections import deque
 
 from ..framework import errors
 from ..framework.registry import get_op_def
+from ..passes.pruning import needed_ops
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
 NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, FEED, RETVAL, TRIGGER = range(9)
@@ -85,28 +86,10 @@ class ExecutableGraph:
         self.schedule = None  # filled by cfnb.runtime.static_schedule when the graph allows it
 
 
-def _prune(fetch_tensors, target_ops, feed_set):
-    """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds."""
-    needed = []
-    seen = set()
-    stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        needed.append(op)
-        for t in op._inputs:
-            if t not in feed_set:
-                stack.append(t.op)
-        stack.extend(op._control_inputs)
-    return seen
-
-
 def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op."""
     feed_set = set(feed_tensors)
-    needed = _prune(fetch_tensors, target_ops, feed_set)
+    needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
 
     items = []

@@ -180,14 +180,14 @@ class Session:
         return op_def.kernel(op, self._state) if op_def.needs_state else op_def.kernel(op)
 
     def _check_runnable(self, fetch_tensors, targets, feed_tensors):
-        from .graph_compiler import _prune
+        from ..passes.pruning import needed_ops
         fed = set(feed_tensors)
         for t in feed_tensors:
             ctxt = t.op._control_flow_context
             if ctxt is not None and ctxt.GetWhileContext() is not None and t.op.type != "Exit":
                 raise ValueError(f"Tensor {t.name} may not be fed: it is inside the while loop "
                                  f"'{ctxt.GetWhileContext().name}'.")
-        for op in _prune(fetch_tensors, targets, fed):
+        for op in needed_ops(fetch_tensors, targets, fed):
             if op.type == "Placeholder" and op.outputs[0] not in fed:
                 shape = op.get_attr("shape")
                 shape_text = "<unknown>" if shape.ndims is None else str([d if d is not None else -1

@@ -59,6 +59,8 @@ def graph_to_text(graph, ops=None):
     lines = [op_to_text(op) for op in ops]
     for name in sorted(getattr(graph, "_functions", {})):
         fn = graph._functions[name]
-        lines.append(f"function {name}:")
+        args = ", ".join(_tensor_ref(t) for t in fn.inputs)
+        results = ", ".join(_tensor_ref(t) for t in fn.outputs)
+        lines.append(f"function {name}({args}) -> ({results}):")
         lines.extend("    " + line for line in graph_to_text(fn).splitlines())
     return "\n".join(lines)

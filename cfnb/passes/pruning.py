@@ -1,0 +1,36 @@
+"""Pruning: keep only the ops the fetches need (TensorFlow's model pruner / subgraph extraction).
+
+Every `Session.run` compiles just this fan-in. It is what makes a graph that was built with
+gradients cost nothing extra at inference: the accumulators a gradient added to a loop
+(history stacks, TensorList pushes) have no consumer on the path to the forward outputs, so they
+are removed before execution. `prune()` returns both sides, so the course can show what went.
+"""
+from typing import NamedTuple
+
+
+def needed_ops(fetch_tensors, target_ops, feed_set):
+    """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds."""
+    seen = set()
+    stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
+    while stack:
+        op = stack.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for t in op._inputs:
+            if t not in feed_set:
+                stack.append(t.op)
+        stack.extend(op._control_inputs)
+    return seen
+
+
+class PruneResult(NamedTuple):
+    kept: list      # ops that run, in graph order
+    removed: list   # ops that do not, in graph order
+
+
+def prune(graph, fetches, feeds=(), targets=()):
+    """Split `graph`'s ops into those `fetches` (and `targets`) need and the rest."""
+    keep = needed_ops(list(fetches), list(targets), set(feeds))
+    ops = graph.get_operations()
+    return PruneResult([op for op in ops if op in keep], [op for op in ops if op not in keep])
