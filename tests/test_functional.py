@@ -181,7 +181,7 @@ def test_all_paths_agree_with_python(n, x0, threshold):
         def body(i, v):
             return i + 1, tf.cond(v > threshold, lambda: v * 0.5 - 0.1, lambda: tf.sin(v) + 0.3)
 
-        _, v = tf.while_loop(lambda i, v: i < limit, body, [0, x])
+        _, v = tf.while_loop(lambda i, v, limit=limit: i < limit, body, [0, x])
         (g,) = tf.gradients(v, x)
         paths = PATHS if version == 2 else [dict(lower=True, static=True), dict(lower=True, static=False)]
         for path in paths:
