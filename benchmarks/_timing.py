@@ -67,8 +67,8 @@ def allclose(a, b):
     return np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-4, atol=1e-6)
 
 
-def tf_v1():
-    """tensorflow.compat.v1 in graph mode with control flow v1, or None if it is not importable."""
+def tf_v1(form="v1"):
+    """tensorflow.compat.v1 in graph mode with control flow `form`, or None if it is not importable."""
     global _tf
     if _tf is None:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -79,7 +79,8 @@ def tf_v1():
         else:
             _tf = tensorflow.compat.v1
             _tf.disable_eager_execution()
-            _tf.disable_control_flow_v2()
+    if _tf:
+        (_tf.enable_control_flow_v2 if form == "v2" else _tf.disable_control_flow_v2)()
     return _tf or None
 
 
@@ -90,15 +91,17 @@ def tf_python():
     return sys.executable if importlib.util.find_spec("tensorflow") else None
 
 
-def tf_row(script, repeat):
-    """Run `script --tensorflow REPEAT` in a TensorFlow interpreter: (seconds, result ok) or None."""
+def tf_row(script, repeat, form="v1"):
+    """Run `script --tensorflow REPEAT FORM` in a TensorFlow interpreter: (seconds, result ok) or None.
+    FORM is "v1" (Switch/Merge control flow) or "v2" (functional While)."""
     python = tf_python()
     if python is None:
         return None
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
                TF_CPP_MIN_LOG_LEVEL="3")
-    done = subprocess.run([python, script, "--tensorflow", str(repeat)], capture_output=True, text=True, env=env)
+    done = subprocess.run([python, script, "--tensorflow", str(repeat), form], capture_output=True, text=True,
+                          env=env)
     if done.returncode != 0:
         print(f"  TensorFlow run failed: {done.stderr.strip().splitlines()[-1:]}")
         return None

@@ -89,14 +89,14 @@ def main():
     return check("(dW_x, dW_h) == numpy BPTT (max error <= 1e-4 x max |dW|)", checks, lambda ok: ok)
 
 
-def tensorflow_only(repeat):
+def tensorflow_only(repeat, form="v1"):
     x, w_x, w_h = data()
-    seconds, out = time_session(tf_v1(), x, w_x, w_h, repeat=repeat)
+    seconds, out = time_session(tf_v1(form), x, w_x, w_h, repeat=repeat)
     report_tf(seconds, agrees(out, x, w_x, w_h))
 
 
 if __name__ == "__main__":
     if "--tensorflow" in sys.argv:
-        tensorflow_only(int(sys.argv[-1]))
+        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
     else:
         raise SystemExit(0 if main() else 1)

@@ -42,10 +42,10 @@ def build(tf, w_x, w_h):
     return graph, x, fetches
 
 
-def time_session(tf, x, w_x, w_h, repeat=20):
+def time_session(tf, x, w_x, w_h, repeat=20, config=None):
     """(best seconds per Session.run, its result); the warm-up run compiles and caches the graph."""
     graph, x_ph, fetches = build(tf, w_x, w_h)
-    with tf.Session(graph=graph) as sess:
+    with tf.Session(graph=graph, config=config) as sess:
         run = lambda: sess.run(fetches, {x_ph: x})
         return best_of(run, repeat=repeat), run()
 
@@ -62,30 +62,42 @@ def numpy_rnn(x, w_x, w_h):
 def main():
     x, w_x, w_h = data()
     ms = lambda seconds: seconds * 1e3
-    cfnb_s, cfnb_out = time_session(cfnb.compat.v1, x, w_x, w_h)
-    rows = [("cfnb", ms(cfnb_s)), ("numpy", ms(best_of(lambda: numpy_rnn(x, w_x, w_h), repeat=20)))]
-    checks = [("cfnb", agrees(cfnb_out, x, w_x, w_h))]
-    tf = tf_row(__file__, repeat=20)
-    if tf is not None:
-        rows.append(("tensorflow", ms(tf[0])))
-        checks.append(("tensorflow", tf[1]))
-    title = f"RNN forward, T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}"
-    print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
-    return check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, lambda ok: ok)
+    numpy_ms = ms(best_of(lambda: numpy_rnn(x, w_x, w_h), repeat=20))
+    ok = True
+    for form in ("v1", "v2"):
+        (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
+        cfnb_s, cfnb_out = time_session(cfnb.compat.v1, x, w_x, w_h)
+        rows = [("cfnb", ms(cfnb_s)), ("numpy", numpy_ms)]
+        checks = [("cfnb", agrees(cfnb_out, x, w_x, w_h))]
+        if form == "v2":
+            strict_s, strict_out = time_session(cfnb.compat.v1, x, w_x, w_h,
+                                                config=cfnb.ConfigProto(lower_functional_ops=False))
+            rows.insert(1, ("cfnb strict", ms(strict_s)))
+            checks.append(("cfnb strict", agrees(strict_out, x, w_x, w_h)))
+        tf = tf_row(__file__, repeat=20, form=form)
+        if tf is not None:
+            rows.append(("tensorflow", ms(tf[0])))
+            checks.append(("tensorflow", tf[1]))
+        kind = "control flow v1" if form == "v1" else "functional While (cfnb: lowered; strict also shown)"
+        title = f"RNN forward, T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}, {kind}"
+        print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
+        ok &= check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, lambda ok: ok)
+    cfnb.disable_control_flow_v2()
+    return ok
 
 
 def agrees(out, x, w_x, w_h):
     return all(allclose(a, b) for a, b in zip(out, numpy_rnn(x, w_x, w_h)))
 
 
-def tensorflow_only(repeat):
+def tensorflow_only(repeat, form="v1"):
     x, w_x, w_h = data()
-    seconds, out = time_session(tf_v1(), x, w_x, w_h, repeat=repeat)
+    seconds, out = time_session(tf_v1(form), x, w_x, w_h, repeat=repeat)
     report_tf(seconds, agrees(out, x, w_x, w_h))
 
 
 if __name__ == "__main__":
     if "--tensorflow" in sys.argv:
-        tensorflow_only(int(sys.argv[-1]))
+        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
     else:
         raise SystemExit(0 if main() else 1)

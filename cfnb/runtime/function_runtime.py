@@ -18,14 +18,18 @@ class FunctionRuntime:
         self._make_kernel = make_kernel
         self._compiled = {}
 
-    def call(self, func_graph, args):
+    def runner(self, func_graph):
+        """A callable running `func_graph` on a list of argument values (compiled once)."""
         entry = self._compiled.get(func_graph)
         if entry is None or entry[0] != func_graph.version:
             exe = compile_graph(func_graph, func_graph.outputs, [], func_graph.inputs, self._make_kernel)
             static = compile_static(exe)
-            entry = (func_graph.version, static.run if static is not None else Executor(exe).run)
+            entry = (func_graph.version, static.call if static is not None else Executor(exe).run)
             self._compiled[func_graph] = entry
-        return entry[1](list(args))
+        return entry[1]
+
+    def call(self, func_graph, args):
+        return self.runner(func_graph)(list(args))
 
     def if_kernel(self, op):
         then_graph, else_graph = op.get_attr("then_branch"), op.get_attr("else_branch")
@@ -41,7 +45,9 @@ class FunctionRuntime:
         cond_graph, body_graph = op.get_attr("cond"), op.get_attr("body")
 
         def while_(*args):
-            while self.call(cond_graph, args)[0]:
-                args = self.call(body_graph, args)
+            cond, body = self.runner(cond_graph), self.runner(body_graph)
+            args = list(args)
+            while cond(args)[0]:
+                args = body(args)
             return tuple(args)
         return while_

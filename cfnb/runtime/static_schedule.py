@@ -52,6 +52,17 @@ class StaticSchedule:
         self._run = namespace["run_root"]
         self._namespace = namespace
 
+    def call(self, feed_values):
+        """Run as a function call inside a run already under way: no float-error context of its own,
+        no dead-result checks (a function's outputs are live); errors still name their node."""
+        try:
+            return self._run(feed_values)
+        except errors.OpError as e:
+            raise _locate(e, self.exe, self._namespace["_where"]) from None
+        except Exception as e:  # noqa: BLE001 - every kernel failure names its node
+            raise _locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), self.exe,
+                          self._namespace["_where"]) from e
+
     def run(self, feed_values):
         state = self._namespace["_where"]
         try:
