@@ -353,7 +353,9 @@ class Graph:
         current = {c for frame in self._control_dependencies_stack for c in frame.control_inputs}
         ops = []
         for c in control_inputs:
-            if hasattr(c, "_as_graph_element"):
+            if hasattr(c, "_handle") and hasattr(c, "op"):
+                c = c.op  # a variable, as in TensorFlow: its op; for what `assign` returns, the assignment
+            elif hasattr(c, "_as_graph_element"):
                 c = c._as_graph_element()
             c = c.op if isinstance(c, Tensor) else c
             if not isinstance(c, Operation):
@@ -552,9 +554,22 @@ def _check_value_fits(value, dtype):
         ok = (bool, np.bool_)
     else:
         return
-    for v in np.asarray(value, dtype=object).reshape(-1) if not np.isscalar(value) else [value]:
+    for v in _elements(value):
         if not isinstance(v, ok):
             raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
+
+
+def _elements(value):
+    """The scalars of a (nested) Python list; a Tensor among them is refused as `infer_dtype` does."""
+    if isinstance(value, Tensor):
+        raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _elements(v)
+    elif isinstance(value, np.ndarray):
+        yield from value.reshape(-1)
+    else:
+        yield value
 
 
 def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_dtype=None):

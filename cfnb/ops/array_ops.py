@@ -48,7 +48,8 @@ def _partial_shape_value(t):
     if op.type == "Shape" and op._inputs[0].shape.ndims is not None:
         return op._inputs[0].shape.as_list()
     if op.type == "Pack" and all(x.shape.ndims == 0 for x in op._inputs):
-        return [_partial_shape_value(x)[0] if x.op.type == "Const" else None for x in op._inputs]
+        values = [_const_value(x) for x in op._inputs]
+        return [None if v is None or v < 0 else int(v) for v in values]
     if t.shape.ndims == 1 and t.shape[0] is not None:
         return [None] * t.shape[0]
     return None

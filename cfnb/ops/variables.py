@@ -122,7 +122,11 @@ class Variable:
     def value(self):
         return self._read()
 
-    read_value = value
+    def read_value(self):
+        """TensorFlow's: a read in a `Read` scope, then an Identity of it."""
+        with self.graph.name_scope("Read"):
+            value = self._read()
+        return array_ops.identity(value)
 
     def _as_graph_element(self):
         return self._graph_element
