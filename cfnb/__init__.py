@@ -65,6 +65,7 @@ from .ops.array_ops import (
     transpose,
     unstack,
     where,
+    where_v2,
     zeros,
     zeros_like,
 )
@@ -74,6 +75,7 @@ from .ops.control_flow_v2_toggles import (
     disable_control_flow_v2,
     enable_control_flow_v2,
 )
+from .ops.functional_ops import foldl, map_fn, scan
 from .ops.logging_ops import Assert, Print
 from .ops.math_ops import (
     abs,

@@ -1,6 +1,10 @@
-"""Forward conformance: every program of tests/conformance/programs.py, run on cfnb, must give what
-TensorFlow gave (tests/conformance/expected_tf.json, written by tests/conformance/record.py) in value,
-shape and dtype. TensorFlow itself is never imported here; only its recorded answers are used."""
+"""Conformance: every program of tests/conformance/programs.py, run on cfnb, must give what TensorFlow gave
+(tests/conformance/expected_tf.json, written by tests/conformance/record.py) in value, shape and dtype; values
+and tf.gradients alike (a gradient TensorFlow answers None for is a key both leave out). TensorFlow itself is
+never imported here; only its recorded answers are used.
+
+Independently of TensorFlow, test_gradient_matches_finite_differences checks cfnb's gradients w.r.t. fed float
+placeholders against central differences of cfnb's own forward values."""
 import importlib.util
 import json
 import pathlib
@@ -19,7 +23,7 @@ _spec.loader.exec_module(programs)
 EXPECTED = json.loads((HERE / "expected_tf.json").read_text())
 
 # Control-flow modes checked against TensorFlow. Add "v2" once cfnb has functional If/While.
-MODES = ["v1"]
+MODES = ["v1", "v2"]
 # cfnb's two ways of running a graph: the precompiled static schedule (the default where it applies)
 # and the tagged-token interpreter. Both must agree with TensorFlow.
 EXECUTORS = {"static": {}, "interpreted": {"static_schedule": False}}
@@ -61,6 +65,14 @@ def mismatches(got, want, dtypes, shapes):
     return problems
 
 
+# Where cfnb differs from TensorFlow on purpose: TensorFlow 1 answers None for a second derivative
+# through a lowered while loop; cfnb raises TensorFlow's own TypeError instead and points to the
+# functional form (the issue on gradients asks for the limit to be taught, not hidden).
+DELIBERATE = {("v1", name): (TypeError, "Second-order gradient for while loops not supported")
+              for name in ("t32_pred_in_while_second_order_true", "t32_pred_in_while_second_order_false",
+                           "t35_double_derivative_second_order")}
+
+
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
 @pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode", MODES)
@@ -70,6 +82,43 @@ def test_program(mode, executor, name, control_flow):
         pytest.fail("not recorded: run /work/tfenv/bin/python tests/conformance/record.py")
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
+    if (mode, name) in DELIBERATE:
+        error, message = DELIBERATE[mode, name]
+        with pytest.raises(error, match=message):
+            programs.run_program(cfnb, programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
+        return
     got = programs.run_program(cfnb, programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
     problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
     assert not problems, "\n".join(problems)
+
+
+def _finite_difference_programs():
+    """Programs with at least one gradient that a finite difference can check (built once with cfnb, v1 mode;
+    a program cfnb cannot build is left to test_program to report)."""
+    names = []
+    for name, build in programs.PROGRAMS.items():
+        try:
+            _, _, feeds, _, calls = programs.build_program(cfnb, build)
+        except Exception:  # noqa: BLE001 - test_program reports it
+            continue
+        if programs.finite_difference_targets(calls, feeds):
+            names.append(name)
+    return names
+
+
+FINITE_DIFFERENCE_PROGRAMS = _finite_difference_programs()
+
+
+@pytest.mark.parametrize("name", FINITE_DIFFERENCE_PROGRAMS)
+@pytest.mark.parametrize("mode", MODES)
+def test_gradient_matches_finite_differences(mode, name, control_flow):
+    """d(sum ys * grad_ys)/dx from cfnb's tf.gradients against central differences of cfnb's forward value, in
+    float32 with a relative step and tolerance (programs.finite_difference_check). Programs whose calls pass
+    fd=False (stop_gradient, back_prop=False, a fed intermediate, a trip count near its boundary) are left out."""
+    problems = programs.finite_difference_check(cfnb, programs.PROGRAMS[name])
+    assert not problems, "\n".join(f"{what}: {problem}" for what, problem in problems)
+
+
+def test_finite_difference_check_covers_gradients():
+    """The finite-difference check must keep covering a good part of the gradient programs."""
+    assert len(FINITE_DIFFERENCE_PROGRAMS) >= 40, FINITE_DIFFERENCE_PROGRAMS

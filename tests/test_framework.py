@@ -443,7 +443,6 @@ def test_tensors_are_hashable_and_compare_by_identity():
     assert {a: 1, b: 2}[a] == 1
 
 
-@pytest.mark.xfail(strict=True, reason="tf.cast to the same dtype consumes the name 'Cast' in cfnb, not in TF")
 def test_noop_cast_takes_no_name():
     x = tf.placeholder(tf.float32)
     assert tf.cast(x, tf.float32) is x

@@ -327,14 +327,9 @@ def phs():
     (lambda p, q, u, iv: tf.range(iv[0]), [None]),
     (lambda p, q, u, iv: tf.cast(iv, tf.float32), [None]),
     (lambda p, q, u, iv: tf.reduce_sum(u), []),
-    pytest.param(lambda p, q, u, iv: tf.fill(tf.shape(p), 1.), [None, 3],
-                 marks=pytest.mark.xfail(strict=True, reason="TF infers Fill's shape from a partially-known Shape")),
-    pytest.param(lambda p, q, u, iv: tf.squeeze(q), None,
-                 marks=pytest.mark.xfail(strict=True, reason="squeeze of a dim that may be 1 is unknown rank in "
-                                                             "TF; cfnb keeps [4, None], wrong when it is 1")),
-    pytest.param(lambda p, q, u, iv: tf.constant(R10)[iv[0]:], [None],
-                 marks=pytest.mark.xfail(strict=True, reason="a tensor slice bound is taken as 0 in cfnb's shape "
-                                                             "inference: static shape [10]")),
+    (lambda p, q, u, iv: tf.fill(tf.shape(p), 1.), [None, 3]),
+    (lambda p, q, u, iv: tf.squeeze(q), None),
+    (lambda p, q, u, iv: tf.constant(R10)[iv[0]:], [None]),
 ], ids=["mul", "add-row", "unknown-rank", "matmul", "reduce-axis1", "reduce-keepdims", "reduce-unknown-rank-axis",
         "concat0", "concat1", "stack", "reshape-flat", "reshape-3x", "reshape-unknown-rank", "shape", "shape-unknown",
         "gather", "gather-axis1", "where", "transpose", "expand_dims", "squeeze-axis", "slice-rows", "slice-column",
@@ -343,7 +338,6 @@ def test_static_shapes_with_unknown_dimensions(phs, build, shape):
     assert build(**phs).shape == tf.TensorShape(shape)
 
 
-@pytest.mark.xfail(strict=True, reason="tensor slice bounds are read as 0 by StridedSlice's shape inference")
 def test_static_shape_of_a_slice_with_tensor_bounds_is_compatible_with_its_value(static):
     iv = tf.placeholder(tf.int32, [2])
     t = tf.constant(R10)[iv[0]:iv[1]]
@@ -375,11 +369,9 @@ def test_static_shape_squeeze_of_known_dims_and_feeds_agree(static):
      "Input 'y' of 'Pow' Op has type int32 that does not match type float32 of argument 'x'."),
     (lambda: tf.logical_and(tf.ones([2]), tf.ones([2])), TypeError,
      "Input 'x' of 'LogicalAnd' Op has type float32 that does not match expected type of bool."),
-    pytest.param(lambda: tf.squeeze(tf.ones([2, 3]), [0]), ValueError, "Can not squeeze dim\\[0\\]",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb accepts squeezing a dimension that is not 1")),
-    pytest.param(lambda: tf.reshape(tf.placeholder(tf.float32, [None, 2]), [3]), ValueError,
-                 "Dimension size must be evenly divisible by 2 but is 3",
-                 marks=pytest.mark.xfail(strict=True, reason="cfnb checks reshape sizes only for fully known shapes")),
+    (lambda: tf.squeeze(tf.ones([2, 3]), [0]), ValueError, "Can not squeeze dim\\[0\\]"),
+    (lambda: tf.reshape(tf.placeholder(tf.float32, [None, 2]), [3]), ValueError,
+     "Dimension size must be evenly divisible by 2 but is 3"),
     (lambda: tf.nn.softmax(tf.constant([1, 2])), TypeError, "DataType int32 not in list of allowed values"),
     (lambda: tf.reduce_mean(tf.constant([True])), TypeError, "DataType bool not in list of allowed values"),
 ], ids=["broadcast", "matmul-inner", "matmul-rank", "reshape-size", "add_n-dtypes", "concat-dtypes", "stack-dtypes",
@@ -410,7 +402,6 @@ def test_assert(static):
 
 
 # --- where TensorFlow's graph differs ---------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="tf.compat.v1.where(c, x, y) emits Select (no broadcasting); cfnb SelectV2")
 def test_where_with_three_arguments_is_select():
     t = tf.where(tf.constant(B1), tf.constant(F), tf.constant(-F))
     assert (t.op.name, t.op.type) == ("Select", "Select")

@@ -267,7 +267,6 @@ def test_two_sessions_hold_separate_values():
     assert s2.run(v).tolist() == [3., 4.] and s1.run(v).tolist() == [2., 3.]
 
 
-@pytest.mark.xfail(strict=True, reason="fetching an assign returns None in cfnb; TF returns the new value")
 def test_fetching_an_assign_returns_the_new_value(sess):
     v = tf.Variable([1., 2.], name="v")
     cnt = tf.Variable(0, name="cnt")
@@ -277,7 +276,6 @@ def test_fetching_an_assign_returns_the_new_value(sess):
     assert sess.run(bump) == 10
 
 
-@pytest.mark.xfail(strict=True, reason="cfnb's assign_add is read + AddV2 + AssignVariableOp")
 def test_assign_add_is_an_assign_add_variable_op():
     cnt = tf.Variable(0, name="cnt")
     cnt.assign_add(1)
@@ -285,7 +283,6 @@ def test_assign_add_is_an_assign_add_variable_op():
         "Const", "AssignAddVariableOp", "ReadVariableOp"]
 
 
-@pytest.mark.xfail(strict=True, reason="cfnb emits no v/IsInitialized/VarIsInitializedOp")
 def test_get_variable_emits_tensorflows_nodes():
     tf.get_variable("v", shape=[2], initializer=tf.zeros_initializer())
     assert [(op.name, op.type) for op in tf.get_default_graph().get_operations()] == [

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.op_def_library import apply_op
-from ..framework.registry import RegisterGradient, register_op
+from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, math_ops
 
@@ -76,10 +76,19 @@ register_op("SplitV", _split_v_infer, _split_v_kernel, multi_output=True)
 def _concat_grad(op, grad):
     values, axis_t = op.inputs[:-1], op.inputs[-1]
     axis = array_ops._const_value(axis_t)
-    sizes = [v.shape[int(axis) % v.shape.ndims] if v.shape.ndims else None for v in values]
-    if axis is None or any(s is None for s in sizes):
-        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the concatenated sizes to be static.")
+    if axis is None or values[0].shape.ndims is None:
+        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the concatenation axis and rank to be "
+                                  f"known when the graph is built.")
     axis = int(axis) % values[0].shape.ndims
+    sizes = [v.shape[axis] for v in values]
+    if any(s is None for s in sizes):
+        # Sizes known only at run time (a loop variable growing under a shape invariant).
+        shapes = [array_ops.shape(v) for v in values]
+        parts = apply_op("ConcatGradSplit", [("grad", grad)] + [(f"shape_{i}", s) for i, s in enumerate(shapes)],
+                         {"axis": axis}).outputs
+        for part, v in zip(parts, values):
+            part.set_shape(v.shape)
+        return list(parts) + [None]
     parts = apply_op("SplitV", [("value", grad)], {"sizes": sizes, "axis": axis}).outputs
     return list(parts) + [None]
 
@@ -164,12 +173,21 @@ def _strided_slice_grad(op, grad):
     return [g] + [None] * len(dynamic)
 
 
-@RegisterGradient("SelectV2")
+@RegisterGradient("Select")
 def _select_grad(op, grad):
+    """Select (tf.compat.v1.where) does not broadcast, so there is nothing to sum back."""
+    c, x = op.inputs[0], op.inputs[1]
+    zeros = array_ops.zeros_like(x)
+    return None, array_ops.where(c, grad, zeros), array_ops.where(c, zeros, grad)
+
+
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op, grad):
     from .math_grad import _reduce_to
     c, x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
-    return None, _reduce_to(array_ops.where(c, grad, zeros), x), _reduce_to(array_ops.where(c, zeros, grad), y)
+    return (None, _reduce_to(array_ops.where_v2(c, grad, zeros), x),
+            _reduce_to(array_ops.where_v2(c, zeros, grad), y))
 
 
 @RegisterGradient("Fill")
@@ -181,3 +199,41 @@ def _fill_grad(_, grad):
 def _broadcast_to_grad(op, grad):
     from .math_grad import _reduce_to
     return _reduce_to(grad, op.inputs[0]), None
+
+
+@RegisterGradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, grad):
+    """The gradient of a slice's gradient is the same slice of the incoming gradient."""
+    dynamic = list(op.inputs[1:-1])
+    sliced = apply_op("StridedSlice", [("input", grad)] + [(f"index_{i}", d) for i, d in enumerate(dynamic)],
+                      {"spec": op.get_attr("spec"), "tensor_slots": op.get_attr("tensor_slots")}).outputs[0]
+    return [None] * (len(op.inputs) - 1) + [sliced]
+
+
+def _concat_offsets_kernel(op):
+    axis = op.get_attr("axis")
+
+    def concat_split(grad, *shapes):
+        sizes = [int(s[axis]) for s in shapes]
+        return tuple(np.split(np.asarray(grad), np.cumsum(sizes)[:-1], axis=axis))
+    return concat_split
+
+
+# TensorFlow builds this from ConcatOffset and Slice; one op that splits by the inputs' run-time
+# sizes does the same when the sizes are only known when the graph runs.
+register_op("ConcatGradSplit", lambda op: [(op._inputs[0].dtype, TensorShape(None)) for _ in op._inputs[1:]],
+            _concat_offsets_kernel, multi_output=True)
+NotDifferentiable("ConcatGradSplit")
+
+
+@RegisterGradient("Tile")
+def _tile_grad(op, grad):
+    """Sum the tiled copies: view the gradient as [m0, d0, m1, d1, ...] and sum the m axes."""
+    x, multiples = op.inputs
+    m = array_ops._const_value(multiples)
+    if m is None or not x.shape.is_fully_defined():
+        raise NotImplementedError(f"Gradient of {op.name}: the multiples and input shape must be static.")
+    dims = x.shape.as_list()
+    split = [v for pair in zip([int(k) for k in m], dims) for v in pair]
+    summed = math_ops.reduce_sum(array_ops.reshape(grad, split), list(range(0, 2 * len(dims), 2)))
+    return array_ops.reshape(summed, dims), None

@@ -249,8 +249,14 @@ class _WhileBodyGradFuncGraph(FuncGraph):
 def _preprocess_grad(grad, body_output, while_input, while_output):
     if not is_trainable(body_output):
         return None
-    if grad is None and while_output.dtype in (dtypes.variant,):
+    if grad is None and while_output.dtype == dtypes.variant:
         return array_ops.zeros_like(while_input)
+    if grad is None and while_output.dtype == dtypes.resource:
+        # A variable passed through the loop: its gradient is a float tensor of the variable's shape.
+        handle_op = while_input.op
+        if handle_op.type == "VarHandleOp":
+            return array_ops.zeros(handle_op.get_attr("shape").as_list(), handle_op.get_attr("dtype"))
+        return None
     return grad
 
 

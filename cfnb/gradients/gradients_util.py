@@ -14,11 +14,20 @@ when another one has a real one.
 import collections
 
 from ..framework import dtypes
+from ..framework.func_graph import FuncGraph
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
 from ..ops import array_ops, control_flow_util, math_ops
 from . import control_flow_state
 from .control_flow_grad import SECOND_ORDER_WHILE
+
+_SCOPES = []  # name scopes of the gradients() calls under way, outermost first
+
+
+def current_gradient_scope():
+    """The outermost gradients() call under way (gradients of functional ops call gradients() again,
+    inside their functions; TensorArray gradients must all use the outer call's arrays)."""
+    return _SCOPES[0] if _SCOPES else None
 
 
 def is_trainable(t):
@@ -30,7 +39,32 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _mark_reached_ops(from_ops):
+def _capture_maps(graph):
+    """For the function graph `graph` and the functions enclosing it: placeholder -> captured
+    tensor, and captured tensor -> placeholders. Gradients flow through captures as if the
+    function's body were inline (TensorFlow's `_Inputs` and `_Consumers`)."""
+    to_outer, to_inner = {}, collections.defaultdict(list)
+    while isinstance(graph, FuncGraph):
+        for external, internal in graph.captures:
+            to_outer[internal] = external
+            to_inner[external].append(internal)
+        graph = graph.outer_graph
+    return to_outer, to_inner
+
+
+def _inputs(op, captures, xs_set):
+    to_outer = captures[0]
+    return [to_outer[t] if t in to_outer and t not in xs_set else t for t in op.inputs]
+
+
+def _consumers(t, captures):
+    out = list(t.consumers())
+    for internal in captures[1].get(t, ()):
+        out.extend(_consumers(internal, captures))
+    return out
+
+
+def _mark_reached_ops(from_ops, captures=({}, {})):
     reached = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -39,12 +73,12 @@ def _mark_reached_ops(from_ops):
             reached.add(op)
             for out in op.outputs:
                 if is_trainable(out):
-                    queue.extend(out.consumers())
+                    queue.extend(_consumers(out, captures))
     return reached
 
 
-def _pending_count(to_ops, from_ops):
-    reached = _mark_reached_ops(from_ops)
+def _pending_count(to_ops, from_ops, captures, xs_set):
+    reached = _mark_reached_ops(from_ops, captures)
     reachable_to_ops = {op for op in to_ops if op in reached}
     between_ops, between_op_list = set(), []
     queue = collections.deque(to_ops)
@@ -54,11 +88,11 @@ def _pending_count(to_ops, from_ops):
             between_ops.add(op)
             between_op_list.append(op)
             reached.remove(op)
-            queue.extend(t.op for t in op.inputs)
+            queue.extend(t.op for t in _inputs(op, captures, xs_set))
     loop_state = control_flow_state.maybe_create_control_flow_state(between_op_list, between_ops)
     pending = collections.defaultdict(int)
     for op in between_op_list:
-        for x in op.inputs:
+        for x in _inputs(op, captures, xs_set):
             if x.op in between_ops:
                 pending[x.op] += 1
     return reachable_to_ops, pending, loop_state
@@ -68,9 +102,6 @@ def _default_grad_ys(grad_ys, ys):
     out = []
     for i, (y, g) in enumerate(zip(ys, grad_ys)):
         if g is None:
-            if not y.dtype.is_floating:
-                raise TypeError(f"Gradients of complex or integer tensors are not supported: y {y.name} has dtype "
-                                f"{y.dtype.name}; pass grad_ys or differentiate a float tensor.")
             # ones_like(y), built as TensorFlow builds it: Fill(Shape, 1) with a static shape folded
             # into a Const (so the gradient graph names match TensorFlow's).
             if y.shape.is_fully_defined():
@@ -85,7 +116,9 @@ def _default_grad_ys(grad_ys, ys):
             if not g.shape.is_compatible_with(y.shape):
                 raise ValueError(f"Incompatible shapes: grad_ys[{i}] has shape {g.shape} but y {y.name} has shape "
                                  f"{y.shape}")
-            out.append(g)
+            # As TensorFlow: the given gradient enters through an Identity in this gradients() scope
+            # (gradient TensorArrays are keyed by that scope).
+            out.append(array_ops.identity(g, name=f"grad_ys_{i}"))
     return out
 
 
@@ -161,8 +194,8 @@ def _raise_no_grad_wrt_initial_loop_val(op, from_ops):
                      f"can be computed through loop invariants or wrt the input parameters to the loop body.")
 
 
-def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state):
-    for x in op.inputs:
+def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set):
+    for x in _inputs(op, captures, xs_set):
         pending[x.op] -= 1
         ready = pending[x.op] == 0
         if loop_state and not ready:
@@ -223,12 +256,14 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
     g = get_default_graph() if src_graph is not None else ys[0].graph
-    with g.as_default(), g.name_scope(name):
+    with g.as_default(), g.name_scope(name) as scope, _pushed(scope):
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs_list]
         stop_gradient_ops = [t.op for t in stop_gradients]
-        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops)
+        captures = _capture_maps(get_default_graph())
+        xs_set = set(xs_list)
+        reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops, captures, xs_set)
         grads = {}
         for y, gy in zip(ys, grad_ys):
             _set_grad(grads, y, gy)
@@ -277,7 +312,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                                      f"inputs {len(op.inputs)}")
             else:
                 in_grads = [None] * len(op.inputs)
-            for t_in, in_grad in zip(op.inputs, in_grads):
+            for t_in, in_grad in zip(_inputs(op, captures, xs_set), in_grads):
                 if in_grad is not None:
                     if isinstance(in_grad, Tensor) and t_in.dtype not in (dtypes.resource, dtypes.variant):
                         if not in_grad.shape.is_compatible_with(t_in.shape):
@@ -287,7 +322,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                     _set_grad(grads, t_in, in_grad)
             if loop_state:
                 loop_state.exit_grad_while_context(op, before=False)
-            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state)
+            _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set)
         if loop_state:
             loop_state.post_processing()
         result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
@@ -319,6 +354,17 @@ def _refuse_second_order_through_loops(ys, x):
     for op in _mark_reached_ops([x.op]):
         if control_flow_util.GetWhileContext(op) in forward_contexts:
             raise TypeError(SECOND_ORDER_WHILE)
+
+
+class _pushed:
+    def __init__(self, scope):
+        self.scope = scope.rstrip("/")
+
+    def __enter__(self):
+        _SCOPES.append(self.scope)
+
+    def __exit__(self, *exc):
+        _SCOPES.pop()
 
 
 def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,

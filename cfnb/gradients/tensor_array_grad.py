@@ -32,6 +32,10 @@ register_op("TensorArrayGradV3", lambda op: [(dtypes.resource, TensorShape([2]))
 
 def _grad_source(t):
     """The `gradients...` name scope a gradient was built in: one gradient TensorArray per call."""
+    from .gradients_util import current_gradient_scope
+    scope = current_gradient_scope()
+    if scope is not None:
+        return scope
     name = t.op.name
     parts = name.split("/")
     for k, part in enumerate(parts):
@@ -88,3 +92,16 @@ def _write_barrier(op, flow):
 
 for _type in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"):
     NotDifferentiable(_type)
+
+
+@RegisterGradient("TensorArrayConcatV3")
+def _concat_grad(op, grad, _lengths_grad):
+    g = _grad_ta(op, op.inputs[1], _grad_source(grad))
+    return [None, g.split(grad, op.outputs[1]).flow]
+
+
+@RegisterGradient("TensorArraySplitV3")
+def _split_grad(op, flow):
+    g_flow = _write_barrier(op, flow)
+    g = _grad_ta(op, g_flow, _grad_source(flow))
+    return [None, g.concat(), None, g_flow]

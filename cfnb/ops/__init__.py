@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     cond_v2,
     control_flow_ops,
     data_flow_ops,
+    functional_ops,
     list_ops,
     logging_ops,
     math_ops,

@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
-from ..framework.registry import RegisterGradient, register_op
+from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 
 # ---------------------------------------------------------------------------------------------
@@ -642,13 +642,8 @@ def _select_kernel(op):
 register_op("Select", _select_infer, _select_kernel)
 
 
-@RegisterGradient("Select")
-def _select_grad(op, grad):
-    """TensorFlow's _SelectGrad (no broadcasting to undo). It sits with the op because `where` emits
-    Select and its gradient must exist wherever SelectV2's did; cfnb/gradients may take it over."""
-    c, x = op.inputs[0], op.inputs[1]
-    zeros = zeros_like(x)
-    return None, where(c, grad, zeros), where(c, zeros, grad)
+
+
 register_op("SelectV2", _select_v2_infer, lambda op: lambda c, x, y: _as_value(np.where(c, x, y)))
 register_op("Where", lambda op: [(dtypes.int64, TensorShape([None, op._inputs[0].shape.ndims]))],
             lambda op: lambda c: np.argwhere(c).astype(np.int64))

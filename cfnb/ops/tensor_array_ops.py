@@ -67,6 +67,13 @@ class TensorArrayState:
         index = int(index)
         self._check_index(op, index, False)
         value = self.values[index]
+        if value is None and self.accumulate:
+            # A gradient TensorArray: an element no gradient was written to has gradient zero.
+            known = next((v for v in self.values if v is not None), None)
+            if known is not None:
+                return np.zeros_like(known)
+            if self.element_shape is not None and self.element_shape.is_fully_defined():
+                return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
         if value is None:
             if self.read[index]:
                 raise errors.InvalidArgumentError(

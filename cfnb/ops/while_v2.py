@@ -82,6 +82,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             c_vars = [cond_graph.add_argument(t.dtype, s, f"placeholder_{k}" if k else "placeholder")
                       for k, (t, s) in enumerate(zip(flat, shapes))]
             pred = cond(*pack(c_vars))
+            if isinstance(pred, bool) and maximum_iterations is not None:
+                pred = array_ops.constant(pred)  # maximum_iterations bounds the loop, as in TensorFlow
             if isinstance(pred, bool):
                 raise TypeError(f"while_loop '{label}': `cond` returned the Python bool {pred}; it must return a "
                                 f"boolean tensor computed from the loop variables.")

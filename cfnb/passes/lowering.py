@@ -76,6 +76,8 @@ class _Lowering:
             for c in op.control_inputs:
                 if c in opmap:
                     node._add_control_input(opmap[c])
+                elif c.outputs and c.outputs[0] in tmap:  # a control edge from a function argument
+                    node._add_control_input(tmap[c.outputs[0]].op)
             if pivot is not None and not op.inputs and not op.control_inputs:
                 node._add_control_input(pivot)
             opmap[op] = node
