@@ -26,7 +26,9 @@ EXPECTED = json.loads((HERE / "expected_tf.json").read_text())
 MODES = ["v1", "v2"]
 # cfnb's two ways of running a graph: the precompiled static schedule (the default where it applies)
 # and the tagged-token interpreter. Both must agree with TensorFlow.
-EXECUTORS = {"static": {}, "interpreted": {"static_schedule": False}}
+# static: lowered, then the precompiled schedule; interpreted: lowered, then the tagged-token
+# executor; strict: functional If/While run as function calls (same as static for v1 graphs).
+EXECUTORS = {"static": {}, "interpreted": {"static_schedule": False}, "strict": {"lower_functional_ops": False}}
 RTOL, ATOL = 2e-4, 2e-5
 
 

@@ -112,8 +112,9 @@ def _default_grad_ys(grad_ys, ys):
             with g.name_scope(f"grad_ys_{i}") as scope:
                 out.append(array_ops.fill(shape, array_ops.constant(1, dtype=y.dtype), name=scope))
         else:
-            g = convert_to_tensor(g, dtype=y.dtype)
-            if not g.shape.is_compatible_with(y.shape):
+            # The gradient of a handle (a variable passed through a loop) is a float tensor.
+            g = convert_to_tensor(g, dtype=None if y.dtype in (dtypes.resource, dtypes.variant) else y.dtype)
+            if y.dtype not in (dtypes.resource, dtypes.variant) and not g.shape.is_compatible_with(y.shape):
                 raise ValueError(f"Incompatible shapes: grad_ys[{i}] has shape {g.shape} but y {y.name} has shape "
                                  f"{y.shape}")
             # As TensorFlow: the given gradient enters through an Identity in this gradients() scope
@@ -168,8 +169,8 @@ def _aggregated_grads(grads, op, loop_state):
     return out_grads
 
 
-def _stop_ops(from_ops, stop_gradient_ops, pending):
-    stop = {op for op in from_ops if not any(pending[t.op] > 0 for t in op.inputs)}
+def _stop_ops(from_ops, stop_gradient_ops, pending, captures, xs_set):
+    stop = {op for op in from_ops if not any(pending[t.op] > 0 for t in _inputs(op, captures, xs_set))}
     stop.update(stop_gradient_ops)
     return stop
 
@@ -278,7 +279,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                 if is_trainable(y):
                     _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
                     queue.append(y.op)
-        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending)
+        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending, captures, xs_set)
         while queue:
             op = queue.popleft()
             if loop_state:

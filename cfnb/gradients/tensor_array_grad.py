@@ -16,12 +16,14 @@ from ..ops.tensor_array_ops import TensorArray, TensorArrayState
 
 def _grad_kernel(op, state):
     source = op.get_attr("source")
+    element_shape = op.get_attr("element_shape")  # learnt from the forward writes when the graph was built
 
     def tensor_array_grad(handle, flow):
         grads = handle.grads
         if source not in grads:
+            shape = handle.element_shape if handle.element_shape is not None else element_shape
             grads[source] = TensorArrayState(f"{handle.name}@{source}", handle.dtype, handle.size, True, False,
-                                             handle.element_shape, accumulate=True)
+                                             shape, accumulate=True)
         return grads[source], flow
     return tensor_array_grad
 
@@ -49,7 +51,7 @@ def _grad_ta(op, flow, source):
     g = get_default_graph()
     with g.name_scope("TensorArrayGrad"):
         grad_handle, _ = apply_op("TensorArrayGradV3", [("handle", op.inputs[0]), ("flow_in", flow)],
-                                  {"source": source}).outputs
+                                  {"source": source, "element_shape": op.get_attr("element_shape_holder")[0]}).outputs
         with g.control_dependencies([grad_handle]):
             flow = array_ops.identity(flow, name="gradient_flow")
     ta = TensorArray(op.get_attr("dtype"), handle=grad_handle, flow=flow)

@@ -20,7 +20,8 @@ def needed_ops(fetch_tensors, target_ops, feed_set):
         for t in op._inputs:
             if t not in feed_set:
                 stack.append(t.op)
-        stack.extend(op._control_inputs)
+        # A control edge from a fed op waits for the feed instead (the op itself does not run).
+        stack.extend(c for c in op._control_inputs if not (c._outputs and all(t in feed_set for t in c._outputs)))
     return seen
 
 

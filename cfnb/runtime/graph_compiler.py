@@ -141,6 +141,8 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
         for c in op._control_inputs:
             if c in item_of_op:
                 control_in[dst.id].append(item_of_op[c])
+            elif c._outputs and c._outputs[0] in feed_item_of:
+                control_in[dst.id].append(feed_item_of[c._outputs[0]])
     for k, t in enumerate(fetch_tensors):
         dst = items[len(ops) + len(feed_tensors) + k]
         in_edges[dst.id].append(source_of(t))
