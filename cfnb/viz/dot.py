@@ -34,6 +34,8 @@ STYLE = {
 CONST_STYLE = {"shape": "plaintext", "fillcolor": "white", "color": "#999999", "fontcolor": "#666666"}
 OP_STYLE = {"shape": "box", "style": "rounded,filled", "fillcolor": "#f3f3f3", "color": "#666666"}
 LEGEND = ["Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond"]
+STYLE["StatelessWhile"] = STYLE["While"]
+STYLE["StatelessIf"] = STYLE["If"]
 FONT = "Helvetica"
 
 
@@ -117,7 +119,8 @@ def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=
     ids = {op: f"n{k}" for k, op in enumerate(ops)}
     frame_of, parent_of = frames_of(graph)
     dot = graphviz.Digraph(name="cfnb", comment=title or "cfnb graph")
-    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35")
+    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35",
+             compound="true")
     dot.attr("node", fontname=FONT, fontsize="10", height="0.3", margin="0.08,0.03")
     dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6", color="#555555")
     if title:
@@ -189,6 +192,8 @@ def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=
         for c in op.control_inputs:
             if c in keep:
                 dot.edge(ids[c], ids[op], style="dotted", color="#999999", arrowhead="odot")
+    _link_accumulators(dot, ops, ids)
+    _draw_functions(dot, ops, ids)
     if legend and any(op.type in LEGEND for op in ops):
         with dot.subgraph(name="cluster_legend") as lg:
             lg.attr(label="primitives", style="rounded", color="#cccccc", fontsize="9", fontcolor="#999999")
@@ -197,6 +202,60 @@ def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=
             for a, b in zip(range(len(LEGEND) - 1), range(1, len(LEGEND))):
                 lg.edge(f"legend{a}", f"legend{b}", style="invis")
     return dot
+
+
+def _link_accumulators(dot, ops, ids):
+    """Join each history-stack push to its pop (they share a StackV2): the value crosses from the
+    forward loop to the gradient loop there."""
+    pushes, pops = {}, {}
+    for op in ops:
+        if op.type in ("StackPushV2", "StackPopV2"):
+            handle = op.inputs[0]
+            while handle.op.type in ("Enter", "Switch", "Identity"):
+                handle = handle.op.inputs[0]
+            (pushes if op.type == "StackPushV2" else pops).setdefault(handle.op, []).append(op)
+    for stack, push_ops in pushes.items():
+        for push in push_ops:
+            for pop in pops.get(stack, []):
+                dot.edge(ids[push], ids[pop], style="dashed", color="#7f6000", constraint="false", arrowhead="vee",
+                         label="history", fontcolor="#7f6000")
+
+
+def _draw_functions(dot, ops, ids, depth=0):
+    """Beside each functional If/While, its functions as clusters (nested functions inside)."""
+    from ..framework.func_graph import functions_of
+    for op in ops:
+        for key in sorted(k for k, v in op.attr.items() if k in ("cond", "body", "then_branch", "else_branch")):
+            fn = op.attr[key]
+            fn_ops = fn.get_operations()
+            prefix = f"{ids[op]}_{key}_"
+            fn_ids = {o: f"{prefix}{k}" for k, o in enumerate(fn_ops)}
+            with dot.subgraph(name=f"cluster_fn_{prefix}") as sub:
+                sub.attr(label=f"{key} = {fn.name}", style="rounded,filled", fillcolor="#fbf7fb", color="#a64d79",
+                         fontcolor="#a64d79", fontsize="10", labeljust="l")
+                for o in fn_ops:
+                    attrs = _node_attrs(o)
+                    if o.type == "Placeholder" and o.outputs[0] in fn.inputs:
+                        attrs.update(shape="plaintext", label=f"arg {fn.inputs.index(o.outputs[0])}: "
+                                                              f"{o.name.rsplit('/', 1)[-1]}")
+                    sub.node(fn_ids[o], **attrs)
+                for o in fn_ops:
+                    for t in o.inputs:
+                        if t.op in fn_ids:
+                            sub.edge(fn_ids[t.op], fn_ids[o], **({"label": f":{t.value_index}"} if t.value_index
+                                                                  else {}))
+                    for c in o.control_inputs:
+                        if c in fn_ids:
+                            sub.edge(fn_ids[c], fn_ids[o], style="dotted", color="#999999", arrowhead="odot")
+                for k, t in enumerate(fn.outputs):
+                    if t.op in fn_ids:
+                        sub.node(f"{prefix}out{k}", label=f"return {k}", shape="plaintext", fontcolor="#a64d79")
+                        sub.edge(fn_ids[t.op], f"{prefix}out{k}", color="#a64d79")
+            if fn_ops:
+                dot.edge(ids[op], fn_ids[fn_ops[0]], style="dotted", color="#a64d79", arrowhead="none",
+                         lhead=f"cluster_fn_{prefix}", constraint="false")
+            if depth < 3:
+                _draw_functions(dot, [o for o in fn_ops if functions_of(o)], fn_ids, depth + 1)
 
 
 # --- rendering ---------------------------------------------------------------------------------
