@@ -33,9 +33,14 @@ class WhileLoopResult:
         return self._explorer
 
     def show(self, view="lowered"):
-        """A static drawing of one view (no widget)."""
+        """A static drawing of one view (no widget): `functional`, `lowered` (both without the
+        gradient ops) or `gradient` (the lowered graph with them)."""
         graph = self.functional if view == "functional" else self.lowered
-        return viz.show(graph, title=f"{view} form")
+        ops = graph.get_operations()
+        if view != "gradient":
+            ops = [op for op in ops if not op.name.startswith("gradients")]
+        return viz.GraphView(viz.to_dot(graph, title=f"{view} form", ops=ops),
+                             f"<cfnb graph: {view} form: {len(ops)} ops>")
 
     def __repr__(self):
         names = ", ".join(f"{k}={_short(v)}" for k, v in self.values.items())
