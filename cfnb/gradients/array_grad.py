@@ -133,30 +133,14 @@ def _gather_grad(op, grad):
 
 def _strided_slice_grad_kernel(op):
     spec, slots = op.get_attr("spec"), op.get_attr("tensor_slots")
-    forward = array_ops._strided_slice_kernel(op)
 
     def strided_slice_grad(shape, *rest):
         dynamic, dy = rest[:-1], rest[-1]
         out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
-        view_index = _index(spec, slots, dynamic)
-        out[view_index] += np.asarray(dy).reshape(out[view_index].shape)
+        index = tuple(array_ops.slice_key(spec, slots, dynamic))
+        out[index] += np.asarray(dy).reshape(out[index].shape)
         return out
-    del forward
     return strided_slice_grad
-
-
-def _index(spec, slots, dynamic):
-    key = list(spec)
-    for (pos, field), v in zip(slots, dynamic):
-        v = int(v)
-        if field == "index":
-            key[pos] = v
-        else:
-            s = key[pos]
-            parts = {"start": s.start, "stop": s.stop, "step": s.step}
-            parts[field] = v
-            key[pos] = slice(parts["start"], parts["stop"], parts["step"])
-    return tuple(key)
 
 
 register_op("StridedSliceGrad", lambda op: [(op._inputs[-1].dtype, TensorShape(None))], _strided_slice_grad_kernel)

@@ -142,20 +142,18 @@ def _pow_grad(op, grad):
     return _binary(op, gx, gy)
 
 
-@RegisterGradient("Maximum")
-def _maximum_grad(op, grad):
-    x, y = op.inputs
-    mask = math_ops.greater_equal(x, y)
-    zeros = array_ops.zeros_like(grad)
-    return _binary(op, array_ops.where(mask, grad, zeros), array_ops.where(mask, zeros, grad))
+def _select_by(compare):
+    """Maximum/Minimum: the gradient goes to whichever input was chosen (x on ties, as TensorFlow)."""
+    def grad_fn(op, grad):
+        x, y = op.inputs
+        mask = compare(x, y)
+        zeros = array_ops.zeros_like(grad)
+        return _binary(op, array_ops.where_v2(mask, grad, zeros), array_ops.where_v2(mask, zeros, grad))
+    return grad_fn
 
 
-@RegisterGradient("Minimum")
-def _minimum_grad(op, grad):
-    x, y = op.inputs
-    mask = math_ops.less_equal(x, y)
-    zeros = array_ops.zeros_like(grad)
-    return _binary(op, array_ops.where(mask, grad, zeros), array_ops.where(mask, zeros, grad))
+RegisterGradient("Maximum")(_select_by(math_ops.greater_equal))
+RegisterGradient("Minimum")(_select_by(math_ops.less_equal))
 
 
 @RegisterGradient("SquaredDifference")

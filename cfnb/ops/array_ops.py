@@ -544,21 +544,27 @@ def _strided_slice_infer(op):
     return [(x.dtype, TensorShape(dims))]
 
 
+def slice_key(spec, tensor_slots, dynamic):
+    """The numpy index for a StridedSlice: its static spec with the run-time (tensor) bounds filled in."""
+    key = list(spec)
+    for (pos, field), v in zip(tensor_slots, dynamic):
+        v = int(v)
+        if field == "index":
+            key[pos] = v
+        else:
+            s = key[pos]
+            parts = {"start": s.start, "stop": s.stop, "step": s.step}
+            parts[field] = v
+            key[pos] = slice(parts["start"], parts["stop"], parts["step"])
+    return key
+
+
 def _strided_slice_kernel(op):
     spec = op.get_attr("spec")
     tensor_slots = op.get_attr("tensor_slots")
 
     def strided_slice(x, *dynamic):
-        key = list(spec)
-        for (pos, field), v in zip(tensor_slots, dynamic):
-            v = int(v)
-            if field == "index":
-                key[pos] = v
-            else:
-                s = key[pos]
-                parts = {"start": s.start, "stop": s.stop, "step": s.step}
-                parts[field] = v
-                key[pos] = slice(parts["start"], parts["stop"], parts["step"])
+        key = slice_key(spec, tensor_slots, dynamic)
         x = np.asarray(x)
         for k, item in enumerate(key):
             if isinstance(item, int):

@@ -30,17 +30,21 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         return acc.stack()
 
 
+def _first(elems, initializer):
+    """(elements as a TensorArray, the first accumulated value, the index to start from)."""
+    elems = convert_to_tensor(elems, name="elems")
+    n = _length(elems)
+    elems_ta = TensorArray(elems.dtype, size=n).unstack(elems)
+    if initializer is None:
+        return n, elems_ta, elems_ta.read(0), 1
+    return n, elems_ta, convert_to_tensor(initializer, dtype_hint=elems.dtype), 0
+
+
 def scan(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, swap_memory=False, name=None):
     """The running results a_k = fn(a_{k-1}, elems[k]), stacked; without an initializer a_0 = elems[0]."""
     g = get_default_graph()
     with g.name_scope(name or "scan"):
-        elems = convert_to_tensor(elems, name="elems")
-        n = _length(elems)
-        elems_ta = TensorArray(elems.dtype, size=n).unstack(elems)
-        if initializer is None:
-            a0, start = elems_ta.read(0), 1
-        else:
-            a0, start = convert_to_tensor(initializer, dtype_hint=elems.dtype), 0
+        n, elems_ta, a0, start = _first(elems, initializer)
         acc = TensorArray(a0.dtype, size=n)
         if initializer is None:
             acc = acc.write(0, a0)
@@ -58,13 +62,7 @@ def foldl(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
     """fn(...fn(fn(a0, elems[0]), elems[1])...): the last result of `scan`."""
     g = get_default_graph()
     with g.name_scope(name or "foldl"):
-        elems = convert_to_tensor(elems, name="elems")
-        n = _length(elems)
-        elems_ta = TensorArray(elems.dtype, size=n).unstack(elems)
-        if initializer is None:
-            a0, start = elems_ta.read(0), 1
-        else:
-            a0, start = convert_to_tensor(initializer, dtype_hint=elems.dtype), 0
+        n, elems_ta, a0, start = _first(elems, initializer)
         _, a = while_loop(lambda i, a: i < n, lambda i, a: (i + 1, fn(a, elems_ta.read(i))), [start, a0],
                           parallel_iterations=parallel_iterations, back_prop=back_prop, swap_memory=swap_memory)
         return a
