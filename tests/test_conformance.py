@@ -124,3 +124,99 @@ def test_gradient_matches_finite_differences(mode, name, control_flow):
 def test_finite_difference_check_covers_gradients():
     """The finite-difference check must keep covering a good part of the gradient programs."""
     assert len(FINITE_DIFFERENCE_PROGRAMS) >= 40, FINITE_DIFFERENCE_PROGRAMS
+
+
+# --- graphs: node for node as TensorFlow builds them ------------------------------------------------
+GRAPHS_TF = json.loads((pathlib.Path(__file__).parent / "conformance" / "graphs_tf.json").read_text())
+# The programs whose whole graph (forward and gradient ops: names, types, inputs, control edges) is
+# identical to TensorFlow 2.21's under control flow v1. The others differ where TensorFlow folds a
+# static shape into a Const at graph-build time (Shape, Size, ZerosLike of a known shape) and in the
+# helper constants of `t[...]` slicing; values agree everywhere (test_program).
+IDENTICAL_GRAPHS = sorted({
+    "t13_long_counter",
+    "t14_two_vars_sum",
+    "maximum_iterations_fed",
+    "t15_four_vars",
+    "float_halving_counter",
+    "loops_in_series_and_parallel",
+    "zero_iteration_loop",
+    "zero_maximum_iterations",
+    "t20_nested_sum",
+    "t20_nested_square",
+    "nested_inner_uses_outer_var",
+    "nested_matrix_powers",
+    "t05_cond",
+    "cond_int_predicate_both",
+    "nested_cond_tt",
+    "nested_cond_tf",
+    "nested_cond_ft",
+    "nested_cond_ff",
+    "cond_nested_outputs",
+    "t23_cond_in_while",
+    "collatz_steps",
+    "t22_while_in_cond_true",
+    "t22_while_in_cond_false",
+    "while_in_both_branches_true",
+    "while_in_both_branches_false",
+    "while_cond_while",
+    "case_dict_order_by_name",
+    "case_in_while",
+    "t16_shape_invariants_concat",
+    "growing_matrix_rows",
+    "t19_nested_loop_vars",
+    "dict_in_list_loop_vars",
+    "return_same_structure",
+    "single_var_unpacked",
+    "ta_write_stack",
+    "ta_dynamic_size",
+    "ta_gather",
+    "ta_nested_loops",
+    "integer_gcd",
+    "fibonacci_pair",
+    "digit_sum_floordiv_mod",
+    "integer_division_semantics",
+    "python_constants_dtypes",
+    "feed_intermediate_tensor",
+    "placeholder_with_default_unfed",
+    "nested_maximum_iterations_outer_var",
+    "loop_result_drives_cond",
+    "nested_mixed_parallel_iterations",
+    "t25_mul_invariant_p1",
+    "t25_mul_invariant_p10",
+    "t26_ys_xs",
+    "t29_back_prop_false",
+    "t30_serial_two_loops",
+    "t30_parallel_two_loops",
+    "t31_nested_simple",
+    "t31_serial_inner",
+    "t31_parallel_inner",
+    "t32_pred_in_while_true",
+    "t32_pred_in_while_false",
+    "t34_maximum_iterations_grad",
+    "t36_multiple_loop_vars",
+    "t36_capture_external",
+    "t37_nested_outer_captured",
+    "grad_nested_two_levels",
+    "grad_cond_in_while",
+    "grad_while_in_cond_true",
+    "grad_while_in_cond_false",
+    "grad_pass_through_loop_var",
+    "grad_int_counter_float_acc",
+    "grad_several_xs",
+    "grad_stop_gradient_in_body",
+    "grad_stop_gradients_argument",
+    "grad_back_prop_false_mixed",
+    "grad_namedtuple_loop_vars",
+    "grad_matmul_loop",
+    "grad_ta_second_gradients_call",
+    "grad_int_ys_in_list",
+})
+
+
+@pytest.mark.parametrize("name", IDENTICAL_GRAPHS)
+def test_graph_is_tensorflows_node_for_node(name):
+    cfnb.disable_control_flow_v2()
+    graph, *_ = programs.build_program(cfnb, programs.PROGRAMS[name])
+    nodes = [[op.name, op.type, [t.name for t in op.inputs], sorted(c.name for c in op.control_inputs)]
+             for op in graph.get_operations()]
+    assert nodes == GRAPHS_TF[name]

@@ -312,7 +312,9 @@ def _reduction(op_type, allowed=None):
         reduce_all_axes = axis is None
         if axis is None:
             if x.shape.ndims is not None:
-                axis = list(range(x.shape.ndims))
+                # TensorFlow's _ReductionDims: a Const made before the op's own name scope.
+                from .array_ops import constant
+                axis = constant(list(range(x.shape.ndims)), dtypes.int32)
             else:
                 from .array_ops import range as range_
                 from .array_ops import rank

@@ -23,7 +23,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from programs import PROGRAMS, run_program  # noqa: E402 - this script's folder is on sys.path
+from programs import PROGRAMS, build_program, run_program  # noqa: E402 - this script's folder is on sys.path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = {"v1": "disable_control_flow_v2", "v2": "enable_control_flow_v2"}
@@ -58,6 +58,23 @@ def differences(a, b):
     return out
 
 
+def graph_nodes(tf1, build):
+    """Every op of the program's graph (control flow v1): name, type, inputs, control inputs."""
+    graph, *_ = build_program(tf1, build)
+    return [[op.name, op.type, [t.name for t in op.inputs], sorted(c.name for c in op.control_inputs)]
+            for op in graph.get_operations()]
+
+
+def record_graphs(tf1):
+    tf1.disable_control_flow_v2()
+    graphs = {name: graph_nodes(tf1, build) for name, build in PROGRAMS.items()}
+    path = os.path.join(HERE, "graphs_tf.json")
+    with open(path, "w") as f:
+        json.dump(graphs, f, indent=0)
+        f.write("\n")
+    print(f"wrote {path}: the node lists of {len(graphs)} graphs")
+
+
 def main():
     tf1 = tf.compat.v1
     tf1.disable_eager_execution()
@@ -74,6 +91,7 @@ def main():
     errors = {m: sorted(n for n, v in result[m].items() if "error" in v) for m in MODES}
     print(f"wrote {path}: {len(PROGRAMS)} programs; TensorFlow errors: {errors}")
     print(f"v1/v2 differences: {differences(result['v1'], result['v2'])}")
+    record_graphs(tf1)
 
 
 if __name__ == "__main__":
