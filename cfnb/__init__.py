@@ -69,6 +69,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
+from .ops.cond_v2 import switch_case
 from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
 from .ops.control_flow_v2_toggles import (
     control_flow_v2_enabled,

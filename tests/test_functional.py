@@ -195,3 +195,27 @@ def test_all_paths_agree_with_python(n, x0, threshold):
             v, g = np.sin(v) + np.float32(0.3), g * np.cos(v)
     for value, grad in results:
         np.testing.assert_allclose([value, grad], [v, g], rtol=1e-5, atol=1e-6)
+
+
+def test_switch_case_is_one_case_op_lowered_to_switch_n():
+    index = tf.placeholder(tf.int32, [])
+    x = tf.constant(3.0)
+    r = tf.switch_case(index, [lambda: x * 10.0, lambda: x * x], default=lambda: x + 100.0)
+    op = tf.get_default_graph().get_operation_by_name("switch_case")
+    assert op.type == "StatelessCase" and [fn.name for fn in op.get_attr("branches")] == [
+        "switch_case_branch0_1", "switch_case_branch1_2", "switch_case_branch2_3"]
+    (g,) = tf.gradients(r, x)
+    for path in PATHS:
+        assert [run([r, g], {index: k}, **path) for k in (0, 1, 2, -1, 9)] == [
+            [30.0, 10.0], [9.0, 6.0], [103.0, 1.0], [103.0, 1.0], [103.0, 1.0]]
+    lowered = lower_functional_ops(tf.get_default_graph()).graph
+    switch = lowered.get_operation_by_name("switch_case/switch_index")
+    assert switch.type == "_SwitchN" and switch.get_attr("num_outs") == 3
+    assert lowered.get_operation_by_name("switch_case/output").type == "Merge"
+
+
+def test_switch_case_refuses_bad_input():
+    with pytest.raises(TypeError, match="'branch_index' must be a scalar integer Tensor"):
+        tf.switch_case(tf.constant(1.0), [lambda: 1.0])
+    with pytest.raises(ValueError, match="output #0 is float32 in branch 0 but int32 in branch 1"):
+        tf.switch_case(tf.constant(1), [lambda: tf.constant(1.0), lambda: tf.constant(1)])

@@ -79,8 +79,11 @@ class FuncGraph(Graph):
 
 
 def functions_of(op):
-    """The FuncGraphs an op calls (an If's branches, a While's cond and body)."""
-    return [v for v in op.attr.values() if isinstance(v, FuncGraph)]
+    """The FuncGraphs an op calls (an If's branches, a Case's branches, a While's cond and body)."""
+    found = []
+    for v in op.attr.values():
+        found.extend(f for f in (v if isinstance(v, list) else [v]) if isinstance(f, FuncGraph))
+    return found
 
 
 def unique_function_name(graph, scope, suffix):

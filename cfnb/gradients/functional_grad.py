@@ -93,77 +93,89 @@ def _branch_grad(forward, grads, outer_graph):
     return graph
 
 
+def _branches(op):
+    """An If's two branches (then, else) or a Case's branches, and how to rebuild the op with others."""
+    if op.type in ("If", "StatelessIf"):
+        return [op.get_attr("then_branch"), op.get_attr("else_branch")], \
+            lambda fns: {"then_branch": fns[0], "else_branch": fns[1]}
+    return list(op.get_attr("branches")), lambda fns: {"branches": list(fns)}
+
+
 @RegisterGradient("If")
 @RegisterGradient("StatelessIf")
-def _if_grad(op, *grads):
-    then_graph, else_graph = op.get_attr("then_branch"), op.get_attr("else_branch")
+@RegisterGradient("Case")
+@RegisterGradient("StatelessCase")
+def _cond_grad(op, *grads):
+    """The gradient of an If (or a Case): the same op on the same predicate (index), whose branches
+    are the gradients of the forward branches."""
+    branches, attrs = _branches(op)
     g = get_default_graph()
     grads = [gr if gr is not None or not is_trainable(t) or t.dtype == dtypes.resource else
              array_ops.zeros_like(t) for gr, t in zip(grads, op.outputs)]
-    then_grad = _branch_grad(then_graph, grads, g)
-    else_grad = _branch_grad(else_graph, grads, g)
-    # An input gradient missing in one branch is zero there when the other branch has one.
-    for mine, other in ((then_grad, else_grad), (else_grad, then_grad)):
-        for i, (x, y) in enumerate(zip(mine.outputs, other.outputs)):
-            if x is None and y is not None:
-                with mine.as_default():
-                    mine.outputs[i] = array_ops.zeros_like(mine.capture(mine.forward_graph.inputs[i]))
-    # Expose the intermediates both gradients need as extra outputs of the forward If.
-    extra = _expose_intermediates(op, then_graph, else_graph, then_grad.intermediates, else_grad.intermediates)
-    grad_inputs = []
-    for grad_graph, forward in ((then_grad, then_graph), (else_grad, else_graph)):
-        resolved = []
-        for external, _ in grad_graph.captures:
-            resolved.append(_resolve_cond_capture(external, forward, op, extra))
-        grad_inputs.append(resolved)
-    # Both gradient branches take the union of the resolved inputs.
+    grad_graphs = [_branch_grad(branch, grads, g) for branch in branches]
+    # An input gradient missing in one branch is zero there when another branch has one.
+    for i in range(len(branches[0].inputs)):
+        if any(gg.outputs[i] is not None for gg in grad_graphs):
+            for gg in grad_graphs:
+                if gg.outputs[i] is None:
+                    with gg.as_default():
+                        gg.outputs[i] = array_ops.zeros_like(gg.capture(gg.forward_graph.inputs[i]))
+    # Expose the intermediates the gradients need as extra outputs of the forward op.
+    extra = _expose_intermediates(op, branches, [gg.intermediates for gg in grad_graphs])
+    resolved_inputs = [[_resolve_cond_capture(external, forward, op, extra) for external, _ in gg.captures]
+                       for gg, forward in zip(grad_graphs, branches)]
+    # Every gradient branch takes the union of the resolved inputs.
     union = []
-    for resolved in grad_inputs:
+    for resolved in resolved_inputs:
         for t in resolved:
             if t not in union:
                 union.append(t)
-    for grad_graph, resolved in zip((then_grad, else_grad), grad_inputs):
-        by_outer = dict(zip(resolved, [ph for _, ph in grad_graph.captures]))
-        inputs = []
-        for t in union:
-            if t not in by_outer:
-                by_outer[t] = grad_graph.add_argument(t.dtype, t.shape, name="unused")
-            inputs.append(by_outer[t])
-        grad_graph.inputs = inputs
-    keep = [i for i, (a, b) in enumerate(zip(then_grad.outputs, else_grad.outputs)) if a is not None]
-    then_grad.outputs = [then_grad.outputs[i] for i in keep]
-    else_grad.outputs = [else_grad.outputs[i] for i in keep]
-    for fn in (then_grad, else_grad):
-        g._add_function(fn)
-    stateful = then_grad.is_stateful() or else_grad.is_stateful()
-    grad_op = g.create_op("If" if stateful else "StatelessIf", [op.inputs[0]] + union,
-                          {"then_branch": then_grad, "else_branch": else_grad,
-                           "Tout": [t.dtype for t in then_grad.outputs], "_lower_using_switch_merge": True},
-                          name="If")
+    for gg, resolved in zip(grad_graphs, resolved_inputs):
+        by_outer = dict(zip(resolved, [ph for _, ph in gg.captures]))
+        gg.inputs = [by_outer[t] if t in by_outer else gg.add_argument(t.dtype, t.shape, name="unused")
+                     for t in union]
+    keep = [i for i, out in enumerate(grad_graphs[0].outputs) if out is not None]
+    for gg in grad_graphs:
+        gg.outputs = [gg.outputs[i] for i in keep]
+        g._add_function(gg)
+    stateful = any(gg.is_stateful() for gg in grad_graphs)
+    kind = "If" if op.type in ("If", "StatelessIf") else "Case"
+    grad_op = g.create_op(kind if stateful else "Stateless" + kind, [op.inputs[0]] + union,
+                          {**attrs(grad_graphs), "Tout": [t.dtype for t in grad_graphs[0].outputs],
+                           "_lower_using_switch_merge": True}, name=kind)
     outs = [array_ops.identity(t) for t in grad_op.outputs]
-    result = [None] * len(then_graph.inputs)
+    result = [None] * len(branches[0].inputs)
     for i, t in zip(keep, outs):
         result[i] = t
     return [None] + result
 
 
-def _expose_intermediates(op, then_graph, else_graph, then_needed, else_needed):
-    """Make the needed intermediates extra outputs of both branches and of `op`: a branch outputs
-    its own intermediates and zeros where the other branch's are (never read: the gradient If
-    takes the same branch). Returns {intermediate: index of the If output holding it}."""
+def _expose_intermediates(op, branches, needed_per_branch):
+    """Make the needed intermediates extra outputs of every branch and of `op`: a branch outputs its
+    own intermediates, and zeros where another branch's are (never read: the gradient takes the same
+    branch). Returns {intermediate: index of the op output holding it}."""
     base = len(op.outputs)
     positions = {}
-    new_then, new_else = [], []
-    for needed, other, mine_list, other_list in ((then_needed, else_graph, new_then, new_else),
-                                                 (else_needed, then_graph, new_else, new_then)):
+    new_outputs = [[] for _ in branches]
+    for k, needed in enumerate(needed_per_branch):
         for t in needed:
-            positions[t] = base + len(mine_list)
-            mine_list.append(t)
-            with other.as_default():
-                other_list.append(array_ops.zeros(t.shape.as_list() if t.shape.is_fully_defined() else [], t.dtype))
-    then_graph.outputs.extend(new_then)
-    else_graph.outputs.extend(new_else)
-    _add_outputs(op, [(a.dtype, a.shape.most_specific_compatible_shape(b.shape)) for a, b in zip(new_then, new_else)])
+            positions[t] = base + len(new_outputs[k])
+            for j, branch in enumerate(branches):
+                if j == k:
+                    new_outputs[j].append(t)
+                else:
+                    with branch.as_default():
+                        shape = t.shape.as_list() if t.shape.is_fully_defined() else []
+                        new_outputs[j].append(array_ops.zeros(shape, t.dtype))
+    for branch, outs in zip(branches, new_outputs):
+        branch.outputs.extend(outs)
+    specs = []
+    for column in zip(*new_outputs):
+        shape = column[0].shape
+        for t in column[1:]:
+            shape = shape.most_specific_compatible_shape(t.shape)
+        specs.append((column[0].dtype, shape))
+    _add_outputs(op, specs)
     return positions
 
 

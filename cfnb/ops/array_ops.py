@@ -280,7 +280,8 @@ def _fill_infer(op):
     return [(_in(op, 1).dtype, TensorShape(_partial_shape_value(_in(op, 0))))]
 
 
-register_op("Fill", _fill_infer, lambda op: lambda d, v: np.full(tuple(d), v, dtype=np.asarray(v).dtype))
+register_op("Fill", _fill_infer,
+            lambda op: lambda d, v: _as_value(np.full(tuple(d), v, dtype=np.asarray(v).dtype)))
 
 
 def fill(dims, value, name=None):
@@ -313,11 +314,11 @@ def _zeros_like(x):
         for v in x.to_list():
             out = out.push(np.zeros_like(v))
         return out
-    return np.zeros_like(x)
+    return _as_value(np.zeros_like(x))
 
 
 register_op("ZerosLike", _same, lambda op: _zeros_like)
-register_op("OnesLike", _same, lambda op: lambda x: np.ones_like(x))
+register_op("OnesLike", _same, lambda op: lambda x: _as_value(np.ones_like(x)))
 
 
 def zeros_like(tensor, dtype=None, name=None):

@@ -109,3 +109,83 @@ def _rebuild(original, tensor):
     if hasattr(original, "_with_new_flow"):
         return original._with_new_flow(tensor)
     return tensor
+
+
+# --- Case: one of N branches by index (TensorFlow's cond_v2.indexed_case) --------------------------
+def _case_infer(op):
+    branches = op.get_attr("branches")
+    out = []
+    for outputs in zip(*[b.outputs for b in branches]):
+        shape = outputs[0].shape
+        for t in outputs[1:]:
+            shape = shape.most_specific_compatible_shape(t.shape)
+        out.append((outputs[0].dtype, shape))
+    return out
+
+
+register_op("Case", _case_infer, lambda op, state: state.functions.case_kernel(op), stateful=True,
+            multi_output=True)
+register_op("StatelessCase", _case_infer, lambda op, state: state.functions.case_kernel(op), multi_output=True,
+            needs_state=True)
+
+
+def _switch_n_kernel(op):
+    n = op.get_attr("num_outs")
+
+    def switch_n(data, index):
+        k = int(index)
+        k = k if 0 <= k < n else n - 1  # out of range: the last output (the default branch)
+        return tuple(data if j == k else None for j in range(n))
+    return switch_n
+
+
+# `_SwitchN(data, index)`: the N-way Switch that lowers a Case; every output but one is dead.
+register_op("_SwitchN", lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)] * op.get_attr("num_outs"),
+            _switch_n_kernel, multi_output=True)
+
+
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """Run `branch_fns[branch_index]` (an out-of-range index runs `default`, or the last branch).
+    Always one functional `Case` op, as in TensorFlow, whichever control flow is enabled."""
+    if isinstance(branch_fns, dict):
+        branch_fns = sorted(branch_fns.items())
+    if branch_fns and isinstance(branch_fns[0], tuple):
+        keys = [k for k, _ in branch_fns]
+        if keys != list(range(len(keys))):
+            raise ValueError(f"switch_case '{name}': branch keys must be 0, 1, ..., N-1; got {keys}")
+        branch_fns = [f for _, f in branch_fns]
+    fns = list(branch_fns) + ([default] if default is not None else [])
+    if not fns or not all(callable(f) for f in fns):
+        raise TypeError(f"switch_case '{name}': branch_fns must be a non-empty list of callables")
+    g = get_default_graph()
+    with g.name_scope(name) as scope:
+        label = scope[:-1]
+        index = convert_to_tensor(branch_index, name="branch_index")
+        if not index.dtype.is_integer or index.shape.ndims not in (None, 0):
+            raise TypeError(f"switch_case '{label}': 'branch_index' must be a scalar integer Tensor, got "
+                            f"{index.dtype.name} of shape {index.shape}")
+        built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g) for k, fn in enumerate(fns)]
+        results = [r for _, r in built]
+        graphs = [fg for fg, _ in built]
+        for k, r in enumerate(results):
+            if r is None:
+                raise ValueError(f"switch_case '{label}': branch {k} must have a return value.")
+            try:
+                nest.assert_same_structure(results[0], r)
+            except ValueError as e:
+                raise ValueError(f"switch_case '{label}': branch 0 and branch {k} must return the same structure."
+                                 f"\n{e}") from None
+            for i, (a, b) in enumerate(zip(graphs[0].outputs, graphs[k].outputs)):
+                if a.dtype != b.dtype:
+                    raise ValueError(f"switch_case '{label}': output #{i} is {a.dtype.name} in branch 0 but "
+                                     f"{b.dtype.name} in branch {k}.")
+        inputs = _match_inputs(graphs)
+        for fg in graphs:
+            g._add_function(fg)
+        stateful = any(fg.is_stateful() for fg in graphs)
+        op = g.create_op("Case" if stateful else "StatelessCase", [index] + inputs,
+                         {"branches": graphs, "Tout": [t.dtype for t in graphs[0].outputs],
+                          "_lower_using_switch_merge": True}, name=scope)
+        outs = [array_ops.identity(t) for t in op.outputs]
+        outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0]), outs)]
+        return nest.pack_sequence_as(results[0], outs)

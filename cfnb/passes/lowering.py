@@ -18,7 +18,7 @@ import heapq
 from ..framework.ops import Graph
 from ..ops import array_ops, control_flow_ops
 
-FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile")
+FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase")
 
 
 def has_functional_ops(graph):
@@ -59,6 +59,8 @@ class _Lowering:
                 new_outputs, node = self.lower_if(op, tmap, prefix)
             elif op.type in ("While", "StatelessWhile"):
                 new_outputs, node = self.lower_while(op, tmap, prefix)
+            elif op.type in ("Case", "StatelessCase"):
+                new_outputs, node = self.lower_case(op, tmap, prefix)
             else:
                 inputs = []
                 for slot, t in enumerate(op.inputs):
@@ -111,6 +113,29 @@ class _Lowering:
                                    pivot_f.op, op)
             outputs = [control_flow_ops.merge([t, e], name="output")[0] for t, e in zip(then_out, else_out)]
             executed = control_flow_ops.merge([pivot_t, pivot_f], name="branch_executed")[0]
+        self._record(op, name, outputs, executed.op)
+        return outputs, executed.op
+
+    # --- Case (lower_case_op.cc) -----------------------------------------------------------
+    def lower_case(self, op, tmap, prefix):
+        g = self.graph
+        name = self._exact(prefix + op.name)
+        index, *inputs = [tmap[t] for t in op.inputs]
+        branches = op.get_attr("branches")
+        n = len(branches)
+
+        def switch_n(data, label):
+            return g.create_op("_SwitchN", [data, index], {"num_outs": n}, name=label).outputs
+
+        with g.as_default(), g.name_scope(name + "/"):
+            pivots = [array_ops.identity(t, name="pivot") for t in switch_n(index, "switch_index")]
+            for c in op.control_inputs:
+                pivots[0].op._add_control_input(self.result.op_map[c])
+            switches = [switch_n(x, f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
+            outs = [self.inline(branch, [s[k] for s in switches], f"{name}/branch{k}/", pivots[k].op, op)
+                    for k, branch in enumerate(branches)]
+            outputs = [control_flow_ops.merge(list(column), name="output")[0] for column in zip(*outs)]
+            executed = control_flow_ops.merge(pivots, name="branch_executed")[0]
         self._record(op, name, outputs, executed.op)
         return outputs, executed.op
 

@@ -41,6 +41,14 @@ class FunctionRuntime:
             return tuple(self.call(then_graph if pred else else_graph, args))
         return if_
 
+    def case_kernel(self, op):
+        branches = op.get_attr("branches")
+
+        def case(index, *args):
+            k = int(index)
+            return tuple(self.call(branches[k if 0 <= k < len(branches) else -1], args))
+        return case
+
     def while_kernel(self, op):
         cond_graph, body_graph = op.get_attr("cond"), op.get_attr("body")
 

@@ -364,8 +364,11 @@ class _Codegen:
         self.emit(body_indent, f"{assign} = {call}")
         if live_var not in targets:
             self.emit(body_indent, f"{live_var} = LIVE")
+        switch_n = op.type == "_SwitchN"  # an N-way Switch: its kernel leaves the untaken outputs empty
+        for t in targets if switch_n else ():
+            self.emit(body_indent, f"{t} = DEAD if {t} is None else {t}")
         for p, t in enumerate(targets):
-            self.set_ref(nid, p, t, bool(test))
+            self.set_ref(nid, p, t, bool(test) or switch_n)
         self.set_ref(nid, "live", live_var, bool(test))
         del frame_slot
 

@@ -2255,3 +2255,17 @@ def grad_ta_dynamic_size(tf):
                              [0, x, ta])
     s = ta.stack()
     return {"s": s, "g": grads(tf, [s, v], x)[0]}, {n: 4, x: [0.3, -0.7]}
+
+
+@program
+def t12_switch_case(tf):
+    """IndexedCaseTest.testCase_withDefault: b in {2, 4} -> b * 10; -1, 5, 6 -> the default 60;
+    with a gradient through the taken branch."""
+    b = tf.placeholder(tf.int32, [], name="b")
+    x = tf.placeholder(tf.float32, [], name="x")
+    branches = [(i, (lambda i=i: x * float(i * 10))) for i in range(5)]
+    out = tf.switch_case(b, branches, default=lambda: x * x + 60.0)
+    results = {}
+    for k in (-1, 2, 4, 6):
+        results[f"out_{k}"] = tf.switch_case(tf.constant(k), branches, default=lambda: x * x + 60.0)
+    return {"out": out, "gx": grads(tf, out, x)[0], **results}, {b: 3, x: 1.5}
