@@ -219,3 +219,21 @@ def test_switch_case_refuses_bad_input():
         tf.switch_case(tf.constant(1.0), [lambda: 1.0])
     with pytest.raises(ValueError, match="output #0 is float32 in branch 0 but int32 in branch 1"):
         tf.switch_case(tf.constant(1), [lambda: tf.constant(1.0), lambda: tf.constant(1)])
+
+
+def test_tensor_array_is_a_tensor_list_in_functional_graphs(v2):
+    x = tf.placeholder(tf.float32, [3])
+    ta = tf.TensorArray(tf.float32, size=4)
+    assert ta.flow.dtype == tf.variant and ta.flow.op.type == "TensorListReserve" and ta.handle is None
+    _, ta = tf.while_loop(lambda i, ta: i < 4, lambda i, ta: (i + 1, ta.write(i, x * tf.cast(i, tf.float32))),
+                          [0, ta])
+    s = ta.stack()
+    assert s.shape.as_list() == [4, 3]
+    (gx,) = tf.gradients(tf.reduce_sum(s * s), x)
+    body = tf.get_default_graph().get_operation_by_name("while").get_attr("body")
+    assert "TensorListSetItem" in {op.type for op in body.get_operations()}
+    feed = {x: [1.0, -2.0, 0.5]}
+    for path in PATHS:
+        value, grad = run([s, gx], feed, **path)
+        np.testing.assert_allclose(value, [[0, 0, 0], [1, -2, 0.5], [2, -4, 1], [3, -6, 1.5]])
+        np.testing.assert_allclose(grad, 2 * 14 * np.array([1.0, -2.0, 0.5]))

@@ -370,3 +370,66 @@ def _pop_back_grad(op, dlist, delement):
 
 for _type in ("EmptyTensorList", "TensorListLength"):
     NotDifferentiable(_type)
+
+
+def _static_zeros(t):
+    """Zeros like `t`, from its static shape when known (no op reading `t`, so nothing to accumulate)."""
+    return array_ops.zeros(t.shape.as_list(), t.dtype) if t.shape.is_fully_defined() else array_ops.zeros_like(t)
+
+
+@RegisterGradient("TensorListStack")
+def _list_stack_grad(op, dtensor):
+    return list_ops.tensor_list_from_tensor(dtensor, op.get_attr("element_shape_static")), None
+
+
+@RegisterGradient("TensorListFromTensor")
+def _list_from_tensor_grad(op, dlist):
+    t = op.inputs[0]
+    if dlist is None:
+        return None, None
+    return list_ops.tensor_list_stack(dlist, t.dtype, t.shape[1:]), None
+
+
+@RegisterGradient("TensorListGetItem")
+def _list_get_item_grad(op, ditem):
+    handle, index, _ = op.inputs
+    reserved = list_ops.tensor_list_reserve(op.get_attr("element_shape_static"), list_ops.tensor_list_length(handle),
+                                            ditem.dtype)
+    return list_ops.tensor_list_set_item(reserved, index, ditem), None, None
+
+
+@RegisterGradient("TensorListSetItem")
+def _list_set_item_grad(op, dlist):
+    _, index, item = op.inputs
+    list_grad = list_ops.tensor_list_set_item(dlist, index, _static_zeros(item))
+    item_grad = list_ops.tensor_list_get_item(dlist, index, item.dtype, item.shape)
+    return list_grad, None, item_grad
+
+
+@RegisterGradient("TensorListGather")
+def _list_gather_grad(op, dtensor):
+    handle, indices, _ = op.inputs
+    reserved = list_ops.tensor_list_reserve(op.get_attr("element_shape_static"), list_ops.tensor_list_length(handle),
+                                            dtensor.dtype)
+    return list_ops.tensor_list_scatter(reserved, dtensor, indices), None, None
+
+
+@RegisterGradient("TensorListScatterIntoExistingList")
+def _list_scatter_grad(op, dlist):
+    _, tensor, indices = op.inputs
+    dtensor = list_ops.tensor_list_gather(dlist, indices, tensor.dtype, tensor.shape[1:])
+    return list_ops.tensor_list_scatter(dlist, _static_zeros(tensor), indices), dtensor, None
+
+
+@RegisterGradient("TensorListConcatV2")
+def _list_concat_grad(op, dtensor, _dlengths):
+    return list_ops.tensor_list_split(dtensor, op.outputs[1]), None
+
+
+@RegisterGradient("TensorListSplit")
+def _list_split_grad(op, dlist):
+    return list_ops.tensor_list_concat(dlist, op.inputs[0].dtype)[0], None, None
+
+
+for _type in ("TensorListReserve", "TensorListElementShape"):
+    NotDifferentiable(_type)

@@ -312,7 +312,7 @@ def _zeros_like(x):
         from .list_ops import empty
         out = empty(x.element_shape, x.element_dtype)
         for v in x.to_list():
-            out = out.push(np.zeros_like(v))
+            out = out.push(None if v is None else np.zeros_like(v))
         return out
     return _as_value(np.zeros_like(x))
 

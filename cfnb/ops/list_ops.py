@@ -13,21 +13,60 @@ from ..framework.tensor_shape import TensorShape, as_shape
 
 
 class TensorList:
-    __slots__ = ("head", "rest", "length", "element_shape", "element_dtype")
+    """An immutable list of tensors. `head`/`rest` make push and pop O(1); the items are materialised
+    (and cached) the first time something indexes the list."""
+
+    __slots__ = ("head", "rest", "length", "element_shape", "element_dtype", "_items")
 
     def __init__(self, head, rest, length, element_shape, element_dtype):
         self.head, self.rest, self.length = head, rest, length
         self.element_shape, self.element_dtype = element_shape, element_dtype
+        self._items = None
 
     def push(self, value):
         return TensorList(value, self, self.length + 1, self.element_shape, self.element_dtype)
 
     def to_list(self):
-        out, node = [], self
-        while node.length:
-            out.append(node.head)
-            node = node.rest
-        return out[::-1]
+        if self._items is None:
+            out, node = [], self
+            while node.length:
+                out.append(node.head)
+                node = node.rest
+            self._items = tuple(out[::-1])
+        return list(self._items)
+
+    @classmethod
+    def from_items(cls, items, element_shape, element_dtype):
+        out = empty(element_shape, element_dtype)
+        for v in items:
+            out = out.push(v)
+        out._items = tuple(items)
+        return out
+
+    def item(self, op, index):
+        items = self.to_list()
+        if not 0 <= index < len(items):
+            raise errors.InvalidArgumentError(op, op, f"Trying to access element {index} in a list with "
+                                                      f"{len(items)} elements.")
+        value = items[index]
+        if value is None:  # reserved but never set: TensorFlow reads zeros of the element shape
+            known = next((v for v in items if v is not None), None)
+            if known is not None:
+                return np.zeros_like(known)
+            shape = np.asarray(self.element_shape).reshape(-1)
+            if shape.size and (shape >= 0).all():
+                return np.zeros(tuple(int(d) for d in shape), dtype=self.element_dtype)
+            raise errors.InvalidArgumentError(op, op, f"Element {index} of the list was never set and its shape "
+                                                      f"is not fully known.")
+        return value
+
+    def __add__(self, other):
+        """Element-wise sum (gradients of a list add up like this); an unset element counts as zero."""
+        a, b = self.to_list(), other.to_list()
+        n = max(len(a), len(b))
+        a, b = a + [None] * (n - len(a)), b + [None] * (n - len(b))
+        items = [x if y is None else y if x is None else x + y for x, y in zip(a, b)]
+        return TensorList.from_items(items, self.element_shape, self.element_dtype)
 
     @property
     def nbytes(self):
@@ -66,6 +105,8 @@ def _variant(op):
 
 
 register_op("EmptyTensorList", _variant, _empty_kernel)
+register_op("TensorListElementShape", lambda op: [(dtypes.int32, TensorShape([None]))],
+            lambda op: lambda handle: np.asarray(handle.element_shape, np.int32).reshape(-1))
 register_op("TensorListPushBack", _variant, _push_kernel)
 register_op("TensorListPopBack", lambda op: [(dtypes.variant, TensorShape([])),
                                              (op.get_attr("element_dtype"), op.get_attr("element_shape_static"))],
@@ -104,3 +145,177 @@ def tensor_list_pop_back(input_handle, element_dtype, element_shape=None, name=N
                        {"element_dtype": dtypes.as_dtype(element_dtype), "element_shape_static": shape}, name=name,
                        default_name="TensorListPopBack").outputs
     return outputs[0], outputs[1]
+
+
+# --- the ops TensorArray uses in functional graphs (TensorFlow's _GraphTensorArrayV2) -------------------
+def _reserve_kernel(op):
+    dt = op.get_attr("element_dtype").as_numpy_dtype
+    return lambda element_shape, n: TensorList.from_items([None] * int(n), element_shape, dt)
+
+
+def _set_item_kernel(op):
+    resize = op.get_attr("resize_if_index_out_of_bounds")
+
+    def set_item(handle, index, item):
+        items, index = handle.to_list(), int(index)
+        if resize and index >= len(items):
+            items.extend([None] * (index + 1 - len(items)))
+        if not 0 <= index < len(items):
+            raise errors.InvalidArgumentError(op, op, f"Trying to modify element {index} in a list with "
+                                                      f"{len(items)} elements.")
+        items[index] = np.asarray(item)
+        return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
+    return set_item
+
+
+def _stack_kernel(op):
+    def stack(handle, element_shape):
+        items = [handle.item(op, k) for k in range(handle.length)]
+        if not items:
+            shape = [int(d) for d in np.asarray(element_shape).reshape(-1)]
+            return np.zeros([0] + [max(d, 0) for d in shape], dtype=handle.element_dtype)
+        return np.stack(items)
+    return stack
+
+
+def _from_tensor_kernel(op):
+    return lambda tensor, element_shape: TensorList.from_items(list(np.asarray(tensor)), element_shape,
+                                                               np.asarray(tensor).dtype)
+
+
+def _gather_kernel(op):
+    def gather(handle, indices, element_shape):
+        items = [handle.item(op, int(k)) for k in np.reshape(indices, -1)]
+        return np.stack(items) if items else np.zeros([0], dtype=handle.element_dtype)
+    return gather
+
+
+def _scatter_kernel(op):
+    def scatter(handle, tensor, indices):
+        items = handle.to_list()
+        for k, v in zip(np.reshape(indices, -1), np.asarray(tensor)):
+            k = int(k)
+            if k >= len(items):
+                items.extend([None] * (k + 1 - len(items)))
+            items[k] = v
+        return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
+    return scatter
+
+
+def _element_infer(op):
+    return [(op.get_attr("element_dtype"), op.get_attr("element_shape_static"))]
+
+
+def _stacked_infer(op):
+    shape = op.get_attr("element_shape_static")
+    n = op.attr.get("num_elements", -1)
+    return [(op.get_attr("element_dtype"), TensorShape([None if n < 0 else n]).concatenate(shape))]
+
+
+register_op("TensorListReserve", _variant, _reserve_kernel)
+register_op("TensorListSetItem", _variant, _set_item_kernel)
+register_op("TensorListGetItem", _element_infer, lambda op: lambda handle, index, shape: handle.item(op, int(index)))
+register_op("TensorListStack", _stacked_infer, _stack_kernel)
+register_op("TensorListFromTensor", _variant, _from_tensor_kernel)
+register_op("TensorListGather", _stacked_infer, _gather_kernel)
+register_op("TensorListScatterIntoExistingList", _variant, _scatter_kernel)
+
+
+def _attrs(element_dtype, element_shape):
+    from ..framework.ops import Tensor
+    known = element_shape is not None and not isinstance(element_shape, Tensor)
+    return {"element_dtype": dtypes.as_dtype(element_dtype),
+            "element_shape_static": as_shape(element_shape) if known else TensorShape(None)}
+
+
+def _shape_const(element_shape):
+    """The element shape as an int32 tensor input (-1 for unknown dims); a tensor is used as it is."""
+    from ..framework.ops import Tensor
+    from .array_ops import constant
+    if isinstance(element_shape, Tensor):
+        return element_shape
+    return constant(_shape_tensor(element_shape if element_shape is not None else TensorShape(None)), dtypes.int32)
+
+
+def tensor_list_reserve(element_shape, num_elements, element_dtype, name=None):
+    return apply_op("TensorListReserve", [("element_shape", _shape_const(element_shape)),
+                                          ("num_elements", num_elements)], _attrs(element_dtype, element_shape),
+                    name=name, default_name="TensorListReserve", dtypes={"num_elements": dtypes.int32}).outputs[0]
+
+
+def tensor_list_set_item(handle, index, item, resize_if_index_out_of_bounds=False, name=None):
+    return apply_op("TensorListSetItem", [("input_handle", handle), ("index", index), ("item", item)],
+                    {**_attrs(item.dtype, item.shape), "resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
+                    name=name, default_name="TensorListSetItem", dtypes={"index": dtypes.int32}).outputs[0]
+
+
+def tensor_list_get_item(handle, index, element_dtype, element_shape=None, name=None):
+    return apply_op("TensorListGetItem", [("input_handle", handle), ("index", index),
+                                          ("element_shape", _shape_const(element_shape))],
+                    _attrs(element_dtype, element_shape), name=name, default_name="TensorListGetItem",
+                    dtypes={"index": dtypes.int32}).outputs[0]
+
+
+def tensor_list_stack(handle, element_dtype, element_shape=None, num_elements=-1, name=None):
+    """The list as one tensor; `num_elements` (when known) gives the result's static first dimension."""
+    return apply_op("TensorListStack", [("input_handle", handle), ("element_shape", _shape_const(element_shape))],
+                    {**_attrs(element_dtype, element_shape), "num_elements": int(num_elements)}, name=name,
+                    default_name="TensorListStack").outputs[0]
+
+
+def tensor_list_from_tensor(tensor, element_shape=None, name=None):
+    shape = element_shape if element_shape is not None else tensor.shape[1:]
+    return apply_op("TensorListFromTensor", [("tensor", tensor), ("element_shape", _shape_const(shape))],
+                    _attrs(tensor.dtype, shape), name=name, default_name="TensorListFromTensor").outputs[0]
+
+
+def tensor_list_gather(handle, indices, element_dtype, element_shape=None, name=None):
+    return apply_op("TensorListGather", [("input_handle", handle), ("indices", indices),
+                                         ("element_shape", _shape_const(element_shape))],
+                    _attrs(element_dtype, element_shape), name=name, default_name="TensorListGather",
+                    dtypes={"indices": dtypes.int32}).outputs[0]
+
+
+def tensor_list_scatter(handle, tensor, indices, name=None):
+    return apply_op("TensorListScatterIntoExistingList", [("input_handle", handle), ("tensor", tensor),
+                                                          ("indices", indices)], _attrs(tensor.dtype, tensor.shape[1:]),
+                    name=name, default_name="TensorListScatterIntoExistingList",
+                    dtypes={"indices": dtypes.int32}).outputs[0]
+
+
+def tensor_list_length(handle, name=None):
+    return apply_op("TensorListLength", [("input_handle", handle)], name=name,
+                    default_name="TensorListLength").outputs[0]
+
+
+def _concat_kernel(op):
+    def concat(handle, element_shape):
+        items = [handle.item(op, k) for k in range(handle.length)]
+        lengths = np.array([np.shape(v)[0] for v in items], np.int64)
+        return (np.concatenate(items) if items else np.zeros([0], dtype=handle.element_dtype)), lengths
+    return concat
+
+
+def _split_kernel(op):
+    def split(tensor, element_shape, lengths):
+        tensor = np.asarray(tensor)
+        bounds = np.cumsum([0] + [int(n) for n in lengths])
+        items = [tensor[bounds[k]:bounds[k + 1]] for k in range(len(lengths))]
+        return TensorList.from_items(items, element_shape, tensor.dtype)
+    return split
+
+
+register_op("TensorListConcatV2", lambda op: [(op.get_attr("element_dtype"), TensorShape(None)),
+                                              (dtypes.int64, TensorShape([None]))], _concat_kernel, multi_output=True)
+register_op("TensorListSplit", _variant, _split_kernel)
+
+
+def tensor_list_concat(handle, element_dtype, element_shape=None, name=None):
+    return apply_op("TensorListConcatV2", [("input_handle", handle), ("element_shape", _shape_const(element_shape))],
+                    _attrs(element_dtype, element_shape), name=name, default_name="TensorListConcatV2").outputs
+
+
+def tensor_list_split(tensor, lengths, element_shape=None, name=None):
+    return apply_op("TensorListSplit", [("tensor", tensor), ("element_shape", _shape_const(element_shape)),
+                                        ("lengths", lengths)], _attrs(tensor.dtype, None), name=name,
+                    default_name="TensorListSplit", dtypes={"lengths": dtypes.int64}).outputs[0]

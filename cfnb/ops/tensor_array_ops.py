@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework import dtypes, errors
 from ..framework.op_def_library import apply_op
-from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 
@@ -172,7 +172,20 @@ register_op("TensorArrayCloseV3", lambda op: [], lambda op, state: lambda handle
 
 
 class TensorArray:
-    """`tf.TensorArray` (v1): `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`."""
+    """`tf.TensorArray`: `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`.
+
+    With control flow v1 it is a resource handle plus a float `flow` (below); with control flow v2,
+    or inside a function, it is a TensorArrayV2, whose flow is a TensorList, as in TensorFlow."""
+
+    def __new__(cls, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
+                handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
+                name=None):
+        from .control_flow_v2_toggles import control_flow_v2_enabled
+        if handle is None and (control_flow_v2_enabled() or get_default_graph().building_function) \
+                and (flow is None or flow.dtype == dtypes.variant):
+            return TensorArrayV2(dtype, size=size, dynamic_size=dynamic_size, element_shape=element_shape,
+                                 flow=flow, infer_shape=infer_shape, name=name)
+        return super().__new__(cls)
 
     def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
                  handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
@@ -298,3 +311,108 @@ class TensorArray:
 
     def __repr__(self):
         return f"<cfnb.TensorArray dtype={self._dtype.name} flow={self._flow.name}>"
+
+
+class TensorArrayV2:
+    """A TensorArray in a functional graph (TensorFlow's _GraphTensorArrayV2): no handle, its flow *is*
+    the TensorList (a `variant` value), so it crosses function boundaries as an ordinary value and its
+    gradients are those of the list ops."""
+
+    def __init__(self, dtype, size=None, dynamic_size=None, element_shape=None, flow=None, infer_shape=True,
+                 name=None):
+        from . import list_ops
+        self._dtype = dtypes.as_dtype(dtype)
+        self._dynamic_size = bool(dynamic_size)
+        self._infer_shape = infer_shape
+        self._size = size
+        self._element_shape = [as_shape(element_shape) if element_shape is not None else TensorShape(None)]
+        if flow is not None:
+            self._flow = flow
+            return
+        if size is None:
+            raise ValueError("Size must be provided if flow is not provided")
+        with get_default_graph().name_scope(name or "TensorArrayV2"):
+            self._flow = list_ops.tensor_list_reserve(self._element_shape[0], size, self._dtype)
+
+    dtype = property(lambda self: self._dtype)
+    flow = property(lambda self: self._flow)
+    handle = property(lambda self: None)  # as TensorFlow: legacy code may read it
+    element_shape = property(lambda self: self._element_shape[0])
+
+    def _flow_for_control_flow(self):
+        return self._flow
+
+    def _with_new_flow(self, flow):
+        ta = TensorArrayV2(self._dtype, flow=flow, dynamic_size=self._dynamic_size, infer_shape=self._infer_shape)
+        ta._size = self._size
+        ta._element_shape = self._element_shape
+        return ta
+
+    def _merge_element_shape(self, shape):
+        if self._infer_shape:
+            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+
+    def write(self, index, value, name=None):
+        from . import list_ops
+        with get_default_graph().name_scope(name or "TensorArrayV2Write"):
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            if value.dtype != self._dtype:
+                raise TypeError(f"TensorArray dtype is {self._dtype.name} but the value written has dtype "
+                                f"{value.dtype.name}")
+            self._merge_element_shape(value.shape)
+            flow = list_ops.tensor_list_set_item(self._flow, index, value,
+                                                 resize_if_index_out_of_bounds=self._dynamic_size)
+        return self._with_new_flow(flow)
+
+    def read(self, index, name=None):
+        from . import list_ops
+        return list_ops.tensor_list_get_item(self._flow, index, self._dtype, self._element_shape[0], name=name)
+
+    def stack(self, name=None):
+        from . import list_ops
+        with get_default_graph().name_scope(name or "TensorArrayV2Stack"):
+            n = self._size if isinstance(self._size, int) and not self._dynamic_size else -1
+            return list_ops.tensor_list_stack(self._flow, self._dtype, self._element_shape[0], num_elements=n)
+
+    def gather(self, indices, name=None):
+        from . import list_ops
+        return list_ops.tensor_list_gather(self._flow, indices, self._dtype, self._element_shape[0], name=name)
+
+    def unstack(self, value, name=None):
+        from . import list_ops
+        with get_default_graph().name_scope(name or "TensorArrayUnstack"):
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            if value.shape.ndims:
+                self._merge_element_shape(value.shape[1:])
+            return self._with_new_flow(list_ops.tensor_list_from_tensor(value, self._element_shape[0]))
+
+    def scatter(self, indices, value, name=None):
+        from . import list_ops
+        with get_default_graph().name_scope(name or "TensorArrayScatter"):
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            if value.shape.ndims:
+                self._merge_element_shape(value.shape[1:])
+            return self._with_new_flow(list_ops.tensor_list_scatter(self._flow, value, indices))
+
+    def concat(self, name=None):
+        from . import list_ops
+        return list_ops.tensor_list_concat(self._flow, self._dtype, name=name)[0]
+
+    def split(self, value, lengths, name=None):
+        from . import list_ops
+        with get_default_graph().name_scope(name or "TensorArraySplit"):
+            value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
+
+    def size(self, name=None):
+        from . import list_ops
+        if not self._dynamic_size and self._size is not None and not isinstance(self._size, Tensor):
+            return convert_to_tensor(self._size, dtype=dtypes.int32, name=name or "Const")
+        return list_ops.tensor_list_length(self._flow, name=name)
+
+    def close(self, name=None):
+        from .control_flow_ops import group
+        return group(self._flow, name=name)
+
+    def __repr__(self):
+        return f"<cfnb.TensorArray (TensorList) dtype={self._dtype.name} flow={self._flow.name}>"
