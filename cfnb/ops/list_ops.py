@@ -13,35 +13,43 @@ from ..framework.tensor_shape import TensorShape, as_shape
 
 
 class TensorList:
-    """An immutable list of tensors. `head`/`rest` make push and pop O(1); the items are materialised
-    (and cached) the first time something indexes the list."""
+    """An immutable list of tensors, in one of two shapes: a linked node (`push` and `pop` are O(1), as
+    the accumulators of loop gradients need) or a tuple of items (indexing is O(1), as TensorArrays
+    need). Each converts to the other on demand, and the conversion is cached."""
 
-    __slots__ = ("head", "rest", "length", "element_shape", "element_dtype", "_items")
+    __slots__ = ("_head", "_rest", "length", "element_shape", "element_dtype", "_items")
 
-    def __init__(self, head, rest, length, element_shape, element_dtype):
-        self.head, self.rest, self.length = head, rest, length
+    def __init__(self, head, rest, length, element_shape, element_dtype, items=None):
+        self._head, self._rest, self.length = head, rest, length
         self.element_shape, self.element_dtype = element_shape, element_dtype
-        self._items = None
+        self._items = items
 
     def push(self, value):
         return TensorList(value, self, self.length + 1, self.element_shape, self.element_dtype)
 
+    @property
+    def head(self):
+        return self._head if self._items is None else self._items[-1]
+
+    @property
+    def rest(self):
+        if self._rest is None and self._items is not None:
+            self._rest = TensorList.from_items(self._items[:-1], self.element_shape, self.element_dtype)
+        return self._rest
+
     def to_list(self):
         if self._items is None:
             out, node = [], self
-            while node.length:
-                out.append(node.head)
-                node = node.rest
-            self._items = tuple(out[::-1])
+            while node.length and node._items is None:
+                out.append(node._head)
+                node = node._rest
+            self._items = (node._items if node.length else ()) + tuple(out[::-1])
         return list(self._items)
 
     @classmethod
     def from_items(cls, items, element_shape, element_dtype):
-        out = empty(element_shape, element_dtype)
-        for v in items:
-            out = out.push(v)
-        out._items = tuple(items)
-        return out
+        items = tuple(items)
+        return cls(None, None, len(items), element_shape, element_dtype, items=items)
 
     def item(self, op, index):
         items = self.to_list()
@@ -77,7 +85,7 @@ class TensorList:
 
 
 def empty(element_shape, element_dtype):
-    return TensorList(None, None, 0, element_shape, element_dtype)
+    return TensorList(None, None, 0, element_shape, element_dtype, items=())
 
 
 def _empty_kernel(op):
