@@ -96,8 +96,3 @@ def unique_function_name(graph, scope, suffix):
     root._function_uid = getattr(root, "_function_uid", 0) + 1
     return f"{scope}{suffix}_{root._function_uid}".replace("/", "_")
 
-
-def root_graph(graph):
-    while getattr(graph, "outer_graph", None) is not None:
-        graph = graph.outer_graph
-    return graph

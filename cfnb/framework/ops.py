@@ -139,9 +139,6 @@ class Operation:
     def _set_attr(self, name, value):
         self._attrs[name] = value
 
-    def _set_device(self, device):
-        self._device = device or ""
-
     def _update_input(self, index, tensor):
         """Rewire input `index` (TensorFlow's `_update_input`: how a loop's back edge is closed)."""
         old = self._inputs[index]
@@ -424,9 +421,6 @@ class Graph:
     def _add_function(self, func_graph):
         self._functions[func_graph.name] = func_graph
 
-    def _get_function(self, name):
-        return self._functions.get(name)
-
     @property
     def functions(self):
         return dict(self._functions)
@@ -458,15 +452,6 @@ class Graph:
                 frame.seen.add(op)
         op._control_flow_post_processing()
         return op
-
-    def _remove_op(self, op):
-        """Delete an op that nothing consumes (used by graph rewrites)."""
-        for t in op._inputs:
-            t._consumers.remove(op)
-        op._remove_all_control_inputs()
-        self._ops.remove(op)
-        del self._ops_by_name[op.name]
-        self._version += 1
 
     def __repr__(self):
         return f"<cfnb.Graph with {len(self._ops)} ops>"

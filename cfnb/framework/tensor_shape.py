@@ -88,15 +88,6 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
 
-    def is_subtype_of(self, other):
-        """True when every shape `self` allows, `other` allows too (`self` is at least as specific)."""
-        other = as_shape(other)
-        if other._dims is None:
-            return True
-        if self._dims is None or len(self._dims) != len(other._dims):
-            return False
-        return all(b is None or a == b for a, b in zip(self._dims, other._dims))
-
     def concatenate(self, other):
         other = as_shape(other)
         if self._dims is None or other._dims is None:

@@ -340,8 +340,6 @@ def _unpack_if_singleton(res):
     return res
 
 
-def _describe_structure(x):
-    return nest._describe(x)
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):

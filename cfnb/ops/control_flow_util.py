@@ -5,8 +5,6 @@ def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side b
     return op.type in ("Switch", "RefSwitch")
 
 
-def IsMerge(op):  # noqa: N802
-    return op.type in ("Merge", "RefMerge")
 
 
 def IsLoopEnter(op):  # noqa: N802
@@ -21,8 +19,6 @@ def IsLoopExit(op):  # noqa: N802
     return op.type in ("Exit", "RefExit")
 
 
-def IsNextIteration(op):  # noqa: N802
-    return op.type in ("NextIteration", "RefNextIteration")
 
 
 def IsLoopSwitch(op):  # noqa: N802

@@ -83,7 +83,6 @@ class ExecutableGraph:
         self.fetch_names = fetch_names
         self.feed_tensors = feed_tensors
         self.root_frame = frames[ROOT]
-        self.schedule = None  # filled by cfnb.runtime.static_schedule when the graph allows it
 
 
 def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):

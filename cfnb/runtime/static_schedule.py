@@ -242,12 +242,12 @@ class _Codegen:
         return order
 
     # --- emitting -------------------------------------------------------------------------
-    def emit_unit(self, key, members, indent, defaults, frame_slot):
+    def emit_unit(self, key, members, indent, defaults):
         if key[0] == "frame":
             self.emit_child_call(key[1], members, indent)
             return
         (item,) = members
-        self.emit_node(item, indent, defaults, frame_slot)
+        self.emit_node(item, indent, defaults)
 
     def emit_child_call(self, child, enters, indent):
         args = []
@@ -272,7 +272,7 @@ class _Codegen:
             self.set_ref(ex.id, 0, f"x{ex.id}", child_dead)
             self.set_ref(ex.id, "live", f"x{ex.id}", child_dead)
 
-    def emit_node(self, item, indent, defaults, frame_slot):
+    def emit_node(self, item, indent, defaults):
         op = item.op
         kind = item.kind
         nid = item.id
@@ -370,7 +370,6 @@ class _Codegen:
         for p, t in enumerate(targets):
             self.set_ref(nid, p, t, bool(test) or switch_n)
         self.set_ref(nid, "live", live_var, bool(test))
-        del frame_slot
 
     # --- frames ---------------------------------------------------------------------------
     def emit_frame(self, name):
@@ -389,7 +388,7 @@ class _Codegen:
             keys = list(units)
             deps = {k: self.unit_deps(k, units[k], owner, set()) for k in keys}
             for key in self.toposort(keys, deps):
-                self.emit_unit(key, units[key], 1, defaults, None)
+                self.emit_unit(key, units[key], 1, defaults)
             body = self.lines[start:]
             del self.lines[start:]
             returns = "".join(r + ", " for r in self.retvals)
@@ -445,13 +444,13 @@ class _Codegen:
         body_order = self.toposort(body_keys, {k: deps[k] - set(pre_keys) for k in body_keys})
         slot = len(self.lines)
         for key in pre_order:
-            self.emit_unit(key, units[key], 2, defaults, None)
+            self.emit_unit(key, units[key], 2, defaults)
         pre_lines = self.lines[slot:]
         del self.lines[slot:]
         pred_ref, pred_dead = self.ref[(pivot.id, 0)], self.maybe_dead[(pivot.id, 0)]
         self.child_pred_dead[name] = pred_dead
         for key in body_order:
-            self.emit_unit(key, units[key], 2, defaults, None)
+            self.emit_unit(key, units[key], 2, defaults)
         body_lines = self.lines[slot:]
         del self.lines[slot:]
         exit_refs = [f"m{merge_of_switch[ex.in_edges[0][0]]}" for ex in exits]
