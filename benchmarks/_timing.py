@@ -23,13 +23,26 @@ SKIPPED = "TensorFlow not importable: skipped"
 
 def best_of(fn, repeat=5, warmup=1):
     """Best wall time of `fn()` in seconds over `repeat` runs, after `warmup` untimed runs."""
-    for _ in range(warmup):
-        fn()
-    best = float("inf")
+    return best_of_each({"fn": fn}, repeat, warmup)["fn"]
+
+
+def best_of_each(fns, repeat=5, warmup=1):
+    """{name: best wall time in seconds} for a dict of functions, timed *round-robin*.
+
+    Alternating the functions run by run means a slow spell of the machine (another process, the
+    CPU clock, BLAS threads waking up) lands on all of them alike instead of on whichever happened
+    to be measured during it; on this 2-core machine sequential timing moved the RNN's cfnb/numpy
+    ratio by up to 0.15x from run to run.
+    """
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    best = dict.fromkeys(fns, float("inf"))
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
     return best
 
 

@@ -8,7 +8,7 @@ importable. Target: cfnb within 1.1x of the hand-written numpy.
 import sys
 
 import numpy as np
-from _timing import allclose, best_of, check, print_table, report_tf, tf_row, tf_v1
+from _timing import allclose, best_of, best_of_each, check, print_table, report_tf, tf_row, tf_v1
 
 import cfnb
 
@@ -42,12 +42,14 @@ def build(tf, w_x, w_h):
     return graph, x, fetches
 
 
-def time_session(tf, x, w_x, w_h, repeat=20, config=None):
-    """(best seconds per Session.run, its result); the warm-up run compiles and caches the graph."""
+def session_runner(tf, x, w_x, w_h, config=None):
+    """A function that runs the program once in an open Session; one warm-up call compiles and
+    caches the graph. The session closes when the function is dropped."""
     graph, x_ph, fetches = build(tf, w_x, w_h)
-    with tf.Session(graph=graph, config=config) as sess:
-        run = lambda: sess.run(fetches, {x_ph: x})
-        return best_of(run, repeat=repeat), run()
+    sess = tf.Session(graph=graph, config=config)
+    run = lambda: sess.run(fetches, {x_ph: x})
+    run()
+    return run
 
 
 def numpy_rnn(x, w_x, w_h):
@@ -62,18 +64,16 @@ def numpy_rnn(x, w_x, w_h):
 def main():
     x, w_x, w_h = data()
     ms = lambda seconds: seconds * 1e3
-    numpy_ms = ms(best_of(lambda: numpy_rnn(x, w_x, w_h), repeat=20))
     ok = True
     for form in ("v1", "v2"):
         (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
-        cfnb_s, cfnb_out = time_session(cfnb.compat.v1, x, w_x, w_h)
-        rows = [("cfnb", ms(cfnb_s)), ("numpy", numpy_ms)]
-        checks = [("cfnb", agrees(cfnb_out, x, w_x, w_h))]
+        runs = {"cfnb": session_runner(cfnb.compat.v1, x, w_x, w_h)}
         if form == "v2":
-            strict_s, strict_out = time_session(cfnb.compat.v1, x, w_x, w_h,
-                                                config=cfnb.ConfigProto(lower_functional_ops=False))
-            rows.insert(1, ("cfnb strict", ms(strict_s)))
-            checks.append(("cfnb strict", agrees(strict_out, x, w_x, w_h)))
+            runs["cfnb strict"] = session_runner(cfnb.compat.v1, x, w_x, w_h,
+                                                 config=cfnb.ConfigProto(lower_functional_ops=False))
+        checks = [(name, agrees(run(), x, w_x, w_h)) for name, run in runs.items()]
+        runs["numpy"] = lambda: numpy_rnn(x, w_x, w_h)
+        rows = [(name, ms(seconds)) for name, seconds in best_of_each(runs, repeat=20).items()]
         tf = tf_row(__file__, repeat=20, form=form)
         if tf is not None:
             rows.append(("tensorflow", ms(tf[0])))
@@ -92,8 +92,8 @@ def agrees(out, x, w_x, w_h):
 
 def tensorflow_only(repeat, form="v1"):
     x, w_x, w_h = data()
-    seconds, out = time_session(tf_v1(form), x, w_x, w_h, repeat=repeat)
-    report_tf(seconds, agrees(out, x, w_x, w_h))
+    run = session_runner(tf_v1(form), x, w_x, w_h)
+    report_tf(best_of(run, repeat=repeat), agrees(run(), x, w_x, w_h))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ Python loop, and TensorFlow (control flow v1) when importable. Target: cfnb with
 """
 import sys
 
-from _timing import best_of, check, print_table, report_tf, tf_row, tf_v1
+from _timing import best_of, best_of_each, check, print_table, report_tf, tf_row, tf_v1
 
 import cfnb
 
@@ -22,12 +22,14 @@ def build(tf):
     return graph, n, fetches
 
 
-def time_session(tf, repeat, config=None):
-    """(best seconds per Session.run, its result); the warm-up run compiles and caches the graph."""
+def session_runner(tf, config=None):
+    """A function that runs the program once in an open Session; one warm-up call compiles and
+    caches the graph."""
     graph, n, fetches = build(tf)
-    with tf.Session(graph=graph, config=config) as sess:
-        run = lambda: sess.run(fetches, {n: N})
-        return best_of(run, repeat=repeat), run()
+    sess = tf.Session(graph=graph, config=config)
+    run = lambda: sess.run(fetches, {n: N})
+    run()
+    return run
 
 
 def python_loop(n):
@@ -44,14 +46,12 @@ def main():
     ok = True
     for form in ("v1", "v2"):
         (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
-        cfnb_s, cfnb_out = time_session(cfnb.compat.v1, repeat=5)
-        rows = [("cfnb", per_iter(cfnb_s)), ("python", per_iter(best_of(lambda: python_loop(N), repeat=20)))]
-        checks = [("cfnb", agrees(cfnb_out))]
+        runs = {"cfnb": session_runner(cfnb.compat.v1)}
         if form == "v2":
-            strict = cfnb.ConfigProto(lower_functional_ops=False)
-            strict_s, strict_out = time_session(cfnb.compat.v1, repeat=5, config=strict)
-            rows.insert(1, ("cfnb strict", per_iter(strict_s)))
-            checks.append(("cfnb strict", agrees(strict_out)))
+            runs["cfnb strict"] = session_runner(cfnb.compat.v1, config=cfnb.ConfigProto(lower_functional_ops=False))
+        checks = [(name, agrees(run())) for name, run in runs.items()]
+        runs["python"] = lambda: python_loop(N)
+        rows = [(name, per_iter(seconds)) for name, seconds in best_of_each(runs, repeat=5).items()]
         tf = tf_row(__file__, repeat=20, form=form)
         if tf is not None:
             rows.append(("tensorflow", per_iter(tf[0])))
@@ -68,8 +68,8 @@ def main():
 
 
 def tensorflow_only(repeat, form):
-    seconds, out = time_session(tf_v1(form), repeat=repeat)
-    report_tf(seconds, tuple(out) == python_loop(N))
+    run = session_runner(tf_v1(form))
+    report_tf(best_of(run, repeat=repeat), tuple(run()) == python_loop(N))
 
 
 if __name__ == "__main__":
