@@ -21,9 +21,12 @@ Running iterations in order is one of the schedules the executor's rules allow (
 check that they do. Graphs this module does not recognise (hand-built frames without a LoopCond,
 Exits that are not fed by a loop Switch, ...) simply keep using the executor.
 """
+import re
+
 import numpy as np
 
 from ..framework import errors
+from . import buffer_forwarding
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 
 
@@ -44,11 +47,15 @@ class NotStatic(Exception):
 
 
 class StaticSchedule:
-    """`run(feed_values) -> fetched values`, executing the generated code."""
+    """`run(feed_values) -> fetched values`, executing the generated code.
 
-    def __init__(self, exe, source, namespace):
+    `forwarded` names the element-wise ops allowed to write their result into an input's buffer
+    (node name -> input indices; see buffer_forwarding.py)."""
+
+    def __init__(self, exe, source, namespace, forwarded=None):
         self.exe = exe
         self.source = source
+        self.forwarded = forwarded or {}
         self._run = namespace["run_root"]
         self._namespace = namespace
 
@@ -121,6 +128,8 @@ class _Codegen:
         self.maybe_dead = {}     # (node_id, port) -> bool
         self.ref = {}            # (node_id, port) -> expression
         self.frame_fn = {}
+        self.forward_sites = {}  # kernel name -> (ufunc, input refs, node name): ops that may forward an input
+        self.forwarded = {}      # node name -> indices of the inputs whose buffer it may reuse
         self.frame_index = {name: k for k, name in enumerate(sorted(exe.frames))}
 
     # --- helpers ------------------------------------------------------------------------
@@ -344,6 +353,11 @@ class _Codegen:
             raise NotStatic(f"node kind of {item.name}")
         # An ordinary kernel call.
         defaults[f"k{nid}"] = item.kernel
+        ufunc = buffer_forwarding.UFUNCS.get(op.type)
+        # A rank-0 result is a numpy scalar, never a buffer: not worth a run-time check.
+        if (ufunc is not None and len(refs) == 2 and item.num_outputs == 1 and not item.multi_output
+                and op.outputs[0].shape.ndims != 0):
+            self.forward_sites[f"k{nid}"] = (ufunc, refs, item.name)
         call = f"k{nid}({', '.join(refs)})"
         n_out = item.num_outputs
         if item.multi_output:
@@ -488,7 +502,38 @@ class _Codegen:
         code.append("        _where[-1] += 1")
         self.emit_def(fn, params, defaults, code)
 
+    def forward_dead_inputs(self, defaults, body):
+        """Give each element-wise kernel whose input variable no later line of `body` reads a kernel
+        that may write into that input (buffer_forwarding.py), and clear the variable after the
+        call, so that the result's buffer is again held by one variable only and the next op in a
+        chain can reuse it too. Returns the new body.
+
+        Inside a loop, "later" ends with the iteration: every variable a body line reads is assigned
+        earlier in the same iteration, except the Merges' m-variables, which the iteration's last
+        line reassigns (and reads, when a loop variable passes through unchanged). Enter parameters
+        (p) are read by every iteration and constants (c) by every run: never candidates."""
+        last_read = {}
+        for n, line in enumerate(body):
+            for name in _IDENTIFIER.findall(_ASSIGN.sub("", line, count=1)):
+                last_read[name] = n
+        out = []
+        for n, line in enumerate(body):
+            out.append(line)
+            call = _CALL.match(line)
+            if call is None or call.group(2) not in self.forward_sites:
+                continue
+            ufunc, refs, name = self.forward_sites[call.group(2)]
+            candidates = tuple(k for k, r in enumerate(refs)
+                               if _FORWARDABLE_VAR.fullmatch(r) and refs.count(r) == 1 and last_read.get(r) == n)
+            if candidates:
+                kernel = defaults[call.group(2)]
+                defaults[call.group(2)] = buffer_forwarding.forwarding_kernel(ufunc, kernel, candidates)
+                self.forwarded[name] = candidates
+                out.append(f"{call.group(1)}{' = '.join(refs[k] for k in candidates)} = None")
+        return out
+
     def emit_def(self, fn, params, defaults, body):
+        body = self.forward_dead_inputs(defaults, body)
         names = sorted(defaults)
         for n in names:
             self.namespace[f"{fn}__{n}"] = defaults[n]
@@ -503,7 +548,13 @@ class _Codegen:
         source = "\n".join(self.lines)
         code = compile(source, "<cfnb static schedule>", "exec")
         exec(code, self.namespace)  # noqa: S102 - our own generated code
-        return StaticSchedule(self.exe, source, self.namespace)
+        return StaticSchedule(self.exe, source, self.namespace, self.forwarded)
+
+
+_CALL = re.compile(r"(\s*)\w+ = (k\d+)\(")
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+_ASSIGN = re.compile(r"^\s*[\w, ]+ = ")  # an assignment's targets, which a read check leaves out
+_FORWARDABLE_VAR = re.compile(r"[vmx]\d+(_\d+)?")
 
 
 def _merge_error():
