@@ -430,9 +430,13 @@ def test_tensor_as_python_bool_raises_type_error():
         len(x)
 
 
-def test_iterating_a_scalar_tensor_raises_type_error():
-    with pytest.raises(TypeError):
-        list(tf.constant(1.))
+@pytest.mark.parametrize("value", [1.0, [1.0, 2.0]])
+def test_iterating_a_symbolic_tensor_is_not_allowed_in_graph_mode(value):
+    # TensorFlow 2.21 graph mode refuses even a static-length vector: `for x in t`, `a, b = t`, `list(t)`
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a symbolic `tf.Tensor` is "
+                                                                       "not allowed: Const:0 has no value"):
+        list(tf.constant(value))
+    assert issubclass(tf.errors.OperatorNotAllowedInGraphError, TypeError)
 
 
 def test_tensors_are_hashable_and_compare_by_identity():

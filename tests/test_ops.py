@@ -382,6 +382,49 @@ def test_build_time_errors(build, error, match):
         build()
 
 
+NUMBER_TYPES = "float16, float32, float64, int32, int64"
+
+
+@pytest.mark.parametrize("build,param", [
+    (lambda t, f: t + f, "x"), (lambda t, f: t - f, "x"), (lambda t, f: t * f, "x"), (lambda t, f: t // t, "x"),
+    (lambda t, f: t % t, "x"), (lambda t, f: t ** t, "x"), (lambda t, f: -t, "x"), (lambda t, f: abs(t), "x"),
+    (lambda t, f: tf.square(t), "x"), (lambda t, f: tf.maximum(t, f), "x"), (lambda t, f: tf.minimum(t, f), "x"),
+    (lambda t, f: t < f, "x"), (lambda t, f: t >= f, "x"), (lambda t, f: tf.nn.relu(t), "x"),
+    (lambda t, f: tf.sign(t), "x"), (lambda t, f: tf.matmul([[True]], [[True]]), "a"),
+], ids=["add", "sub", "mul", "floordiv", "mod", "pow", "neg", "abs", "square", "maximum", "minimum", "less",
+        "greater_equal", "relu", "sign", "matmul"])
+def test_arithmetic_and_ordering_refuse_bool_as_tensorflow_does(build, param):
+    # TensorFlow: "Value passed to parameter 'x' has DataType bool not in list of allowed values: ..."
+    with pytest.raises(TypeError, match=f"parameter '{param}' has DataType bool not in list of allowed values: "
+                                        f"{NUMBER_TYPES}$"):
+        build(tf.constant(True), tf.constant(False))
+
+
+def test_bools_still_compare_select_and_cast():
+    t, f = tf.constant(True), tf.constant(False)
+    values = run([tf.equal(t, f), tf.not_equal(t, f), tf.where(t, f, t), tf.cast(t, tf.float32)])
+    assert values == [False, True, False, 1.0]
+
+
+def test_bool_true_division_is_refused_like_tensorflows_truediv():
+    with pytest.raises(TypeError, match=r"Invalid dtype tf.bool in __truediv__. Expected one of \{tf.float16, "):
+        tf.constant(True) / tf.constant(True)
+
+
+def test_gather_indices_must_be_integers():
+    with pytest.raises(TypeError, match="parameter 'indices' has DataType float32 not in list of allowed values: "
+                                        "int32, int64"):
+        tf.gather(tf.constant([1.0, 2.0]), tf.constant([0.0]))
+    # the refused op had opened its name scope, as in TensorFlow: the next gather is GatherV2_1
+    assert tf.gather(tf.constant([1.0, 2.0]), [1]).op.inputs[1].name == "GatherV2_1/indices:0"
+
+
+def test_strings_concatenate_through_the_add_op():
+    s = tf.constant("ab") + tf.constant("cd")
+    assert (s.op.type, s.op.name) == ("Add", "add")  # TensorFlow's _add_dispatch: AddV2 has no string kernel
+    assert run(s) in ("abcd", b"abcd")
+
+
 # --- run-time errors -------------------------------------------------------------------------------
 def test_gather_out_of_range_is_an_invalid_argument(static):
     with pytest.raises(errors.InvalidArgumentError, match=r"indices.* = 5 is not in \[0, 2\)"):

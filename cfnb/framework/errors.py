@@ -51,3 +51,8 @@ class InternalError(OpError):
 
 class ResourceExhaustedError(OpError):
     pass
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation a symbolic tensor cannot support while the graph is being built, such as
+    iterating over it (TensorFlow's `tf.errors.OperatorNotAllowedInGraphError`)."""

@@ -72,13 +72,12 @@ class Tensor:
                         "Use `cfnb.cond` for a branch on a tensor, or `cfnb.while_loop` for a loop.")
 
     def __iter__(self):
-        shape = self._shape
-        if shape.ndims == 0:
-            raise TypeError("Cannot iterate over a scalar tensor.")
-        if shape.ndims is None or shape[0] is None:
-            raise TypeError(f"Cannot iterate over a tensor with unknown first dimension: {self.name}")
-        from ..ops import array_ops
-        return iter(array_ops.unstack(self, num=shape[0]))
+        # As TensorFlow in graph mode: a symbolic tensor has no elements to loop over in Python yet.
+        from . import errors
+        raise errors.OperatorNotAllowedInGraphError(
+            f"Iterating over a symbolic `tf.Tensor` is not allowed: {self.name} has no value until the graph "
+            f"runs. Unstack it (`tf.unstack`) when its first dimension is static, or loop in the graph "
+            f"(`tf.while_loop`, `tf.map_fn`).")
 
     def __len__(self):
         raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Use cfnb.size or "

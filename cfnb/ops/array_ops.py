@@ -514,8 +514,13 @@ register_op("GatherV2", _gather_infer, _gather_kernel)
 
 
 def gather(params, indices, axis=0, name=None):
-    return apply_op("GatherV2", [("params", params), ("indices", indices), ("axis", axis)], name=name,
-                    default_name="GatherV2", dtypes={"axis": dtypes.int32}).outputs[0]
+    with get_default_graph().name_scope(name or "GatherV2") as scope:
+        indices = convert_to_tensor(indices, name="indices")
+        if indices.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Value passed to parameter 'indices' has DataType {indices.dtype.name} not in list of "
+                            f"allowed values: int32, int64")
+        return apply_op("GatherV2", [("params", params), ("indices", indices), ("axis", axis)], name=scope,
+                        dtypes={"axis": dtypes.int32}).outputs[0]
 
 
 def _strided_slice_infer(op):

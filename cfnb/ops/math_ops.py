@@ -83,7 +83,7 @@ def _sigmoid(x):
 # Kernels use Python operators where they mean exactly the numpy ufunc: on numpy scalars an
 # operator costs ~30 ns and a ufunc call ~550 ns, and loops spend their time on scalars.
 BINARY = {
-    "AddV2": operator.add, "Sub": operator.sub, "Mul": operator.mul, "RealDiv": operator.truediv,
+    "AddV2": operator.add, "Add": operator.add, "Sub": operator.sub, "Mul": operator.mul, "RealDiv": operator.truediv,
     "FloorDiv": _floordiv, "FloorMod": _floormod, "Pow": operator.pow,
     "Maximum": np.maximum, "Minimum": np.minimum, "SquaredDifference": lambda x, y: np.square(x - y),
     "DivNoNan": lambda x, y: np.where(y == 0, np.zeros_like(x), np.true_divide(x, np.where(y == 0, 1, y))),
@@ -108,10 +108,10 @@ for _t, _f in UNARY.items():
 register_op("LogicalNot", _unary_infer, _kernel(operator.invert))  # bool inputs only
 
 
-def _binary(op_type, default_name, bool_inputs=False):
+def _binary(op_type, default_name, bool_inputs=False, allowed=None):
     def op(x, y, name=None):
         return apply_op(op_type, [("x", x), ("y", y)], name=name, default_name=default_name,
-                        same_type=("x", "y"),
+                        same_type=("x", "y"), allowed=allowed,
                         dtypes={"x": dtypes.bool_, "y": dtypes.bool_} if bool_inputs else None).outputs[0]
     op.__name__ = default_name.lower()
     op.__doc__ = f"Element-wise `{op_type}` with broadcasting (TensorFlow's `{op_type}` op)."
@@ -127,26 +127,38 @@ def _unary(op_type, allowed=None):
     return op
 
 
-add = _binary("AddV2", "Add")
-subtract = _binary("Sub", "Sub")
-multiply = _binary("Mul", "Mul")
-maximum = _binary("Maximum", "Maximum")
-minimum = _binary("Minimum", "Minimum")
-floordiv = _binary("FloorDiv", "floordiv")
-floormod = mod = _binary("FloorMod", "FloorMod")
-squared_difference = _binary("SquaredDifference", "SquaredDifference")
-div_no_nan = _binary("DivNoNan", "div_no_nan")
-less = _binary("Less", "Less")
-less_equal = _binary("LessEqual", "LessEqual")
-greater = _binary("Greater", "Greater")
-greater_equal = _binary("GreaterEqual", "GreaterEqual")
+# TensorFlow's type lists, restricted to cfnb's dtypes: arithmetic and ordering refuse bool (and
+# string), as TensorFlow does at graph-build time; Equal/NotEqual take any dtype.
+_add_v2 = _binary("AddV2", "Add", allowed=NUMBERS)
+_add_strings = _binary("Add", "Add", allowed=(dtypes.string,))
+subtract = _binary("Sub", "Sub", allowed=NUMBERS)
+multiply = _binary("Mul", "Mul", allowed=NUMBERS)
+maximum = _binary("Maximum", "Maximum", allowed=NUMBERS)
+minimum = _binary("Minimum", "Minimum", allowed=NUMBERS)
+floordiv = _binary("FloorDiv", "floordiv", allowed=NUMBERS)
+floormod = mod = _binary("FloorMod", "FloorMod", allowed=NUMBERS)
+squared_difference = _binary("SquaredDifference", "SquaredDifference", allowed=NUMBERS)
+div_no_nan = _binary("DivNoNan", "div_no_nan", allowed=FLOATS)
+less = _binary("Less", "Less", allowed=NUMBERS)
+less_equal = _binary("LessEqual", "LessEqual", allowed=NUMBERS)
+greater = _binary("Greater", "Greater", allowed=NUMBERS)
+greater_equal = _binary("GreaterEqual", "GreaterEqual", allowed=NUMBERS)
 equal = _binary("Equal", "Equal")
 not_equal = _binary("NotEqual", "NotEqual")
 logical_and = _binary("LogicalAnd", "LogicalAnd", bool_inputs=True)
 logical_or = _binary("LogicalOr", "LogicalOr", bool_inputs=True)
-negative = _unary("Neg")
-abs = _unary("Abs")  # noqa: A001 - TensorFlow's name
-square = _unary("Square")
+
+
+def add(x, y, name=None):
+    """Element-wise `AddV2` with broadcasting; strings concatenate through TensorFlow's `Add` op."""
+    if isinstance(x, Tensor) and x.dtype == dtypes.string or isinstance(x, (str, bytes)):
+        return _add_strings(x, y, name=name)
+    return _add_v2(x, y, name=name)
+
+
+negative = _unary("Neg", NUMBERS)
+abs = _unary("Abs", NUMBERS)  # noqa: A001 - TensorFlow's name
+square = _unary("Square", NUMBERS)
 sqrt = _unary("Sqrt", FLOATS)
 rsqrt = _unary("Rsqrt", FLOATS)
 exp = _unary("Exp", FLOATS)
@@ -156,10 +168,10 @@ sin = _unary("Sin", FLOATS)
 cos = _unary("Cos", FLOATS)
 tanh = _unary("Tanh", FLOATS)
 sigmoid = _unary("Sigmoid", FLOATS)
-sign = _unary("Sign")
+sign = _unary("Sign", NUMBERS)
 floor = _unary("Floor", FLOATS)
-reciprocal = _unary("Reciprocal")
-relu = _unary("Relu")
+reciprocal = _unary("Reciprocal", NUMBERS)
+relu = _unary("Relu", NUMBERS)
 
 
 def logical_not(x, name=None):
@@ -174,7 +186,8 @@ def logical_xor(x, y, name="LogicalXor"):
 
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
-    return apply_op("Pow", [("x", x), ("y", y)], name=name, default_name="Pow", same_type=("x", "y")).outputs[0]
+    return apply_op("Pow", [("x", x), ("y", y)], name=name, default_name="Pow", same_type=("x", "y"),
+                    allowed=NUMBERS).outputs[0]
 
 
 def truediv(x, y, name=None):
@@ -184,6 +197,9 @@ def truediv(x, y, name=None):
         y = convert_to_tensor(y, name="y", dtype_hint=x.dtype)
         if x.dtype != y.dtype:
             raise TypeError(f"x and y must have the same dtype, got {x.dtype!r} != {y.dtype!r}.")
+        if x.dtype not in NUMBERS:
+            raise TypeError(f"Invalid dtype {x.dtype!r} in __truediv__. Expected one of "
+                            f"{{{', '.join(repr(d) for d in NUMBERS)}}}.")
         if x.dtype.is_integer:
             target = dtypes.float64 if x.dtype in (dtypes.int32, dtypes.int64) else dtypes.float32
             x, y = cast(x, target), cast(y, target)
@@ -260,7 +276,7 @@ register_op("MatMul", _matmul_infer, _matmul_kernel)
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
     return apply_op("MatMul", [("a", a), ("b", b)], {"transpose_a": transpose_a, "transpose_b": transpose_b},
-                    name=name, default_name="MatMul", same_type=("a", "b")).outputs[0]
+                    name=name, default_name="MatMul", same_type=("a", "b"), allowed=NUMBERS).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------------
