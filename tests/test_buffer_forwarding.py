@@ -1,5 +1,7 @@
 """Buffer forwarding in the static schedule: element-wise ops write into an input only when no one
 else can see it, so results equal the tagged-token executor's (which never forwards) bit for bit."""
+import weakref
+
 import numpy as np
 import pytest
 from conftest import run
@@ -10,14 +12,14 @@ from cfnb.runtime import buffer_forwarding
 
 @pytest.fixture
 def in_place_writes(monkeypatch):
-    """Counts the buffers actually reused at run time (the real check still decides)."""
+    """(shape, weak reference) of each buffer reused at run time (the real check still decides)."""
     reused = []
     real = buffer_forwarding._reusable
 
     def counting(buf, other):
         ok = real(buf, other)
         if ok:
-            reused.append(buf.shape)
+            reused.append((buf.shape, weakref.ref(buf)))  # weak: it must not change the counts it tests
         return ok
 
     monkeypatch.setattr(buffer_forwarding, "_reusable", counting)
@@ -50,8 +52,18 @@ def test_an_accumulator_is_updated_in_place_and_equals_the_executor(in_place_wri
     np.testing.assert_array_equal(feed, kept)  # the fed array was not written into
     # while/add, the counter i + 1, is rank 0: a numpy scalar, never a buffer to reuse
     assert _schedule(acc, [x]).forwarded == {"while/mul": (0,), "while/add_1": (0, 1)}
-    # both ops reuse a buffer every iteration: the product's, then the loop variable's or the product's
-    assert in_place_writes == [(8, 8)] * 10
+    # both ops reuse a buffer every iteration (the product's for `* 0.1`)
+    assert len(in_place_writes) == 10
+
+
+def test_the_loop_variable_keeps_one_buffer_across_iterations(in_place_writes):
+    x = tf.placeholder(tf.float32, [16])
+    _, acc = tf.while_loop(lambda i, acc: i < 6, lambda i, acc: (i + 1, acc + tf.sin(acc)), [0, x])
+    sess = tf.Session()
+    result = sess._executor([acc], [], [x]).static.run([np.linspace(0, 1, 16, dtype=np.float32)])[0]
+    # iteration 0 writes into sin's output (acc is still the fed array); from then on into acc itself,
+    # once the Merge's m-variable is the buffer's only holder: all six sums land in one array
+    assert [ref() is result for _, ref in in_place_writes] == [True] * 6
 
 
 def test_a_value_also_written_to_a_tensor_array_is_not_overwritten(in_place_writes):
@@ -122,4 +134,4 @@ def test_broadcasting_and_mixed_shapes_fall_back_to_a_new_buffer(in_place_writes
     np.testing.assert_array_equal(static, executor)
     np.testing.assert_array_equal(static, np.full((2, 3), 1.0 * 2 + 1))
     # (m * 2)[0] is a view of a [2, 3] product: its shape is not the [2, 3] result's, so no reuse
-    assert (3,) not in in_place_writes
+    assert (3,) not in [shape for shape, _ in in_place_writes]

@@ -516,7 +516,7 @@ class _Codegen:
         for n, line in enumerate(body):
             for name in _IDENTIFIER.findall(_ASSIGN.sub("", line, count=1)):
                 last_read[name] = n
-        out = []
+        out, forwarded_vars = [], set()
         for n, line in enumerate(body):
             out.append(line)
             call = _CALL.match(line)
@@ -530,6 +530,19 @@ class _Codegen:
                 defaults[call.group(2)] = buffer_forwarding.forwarding_kernel(ufunc, kernel, candidates)
                 self.forwarded[name] = candidates
                 out.append(f"{call.group(1)}{' = '.join(refs[k] for k in candidates)} = None")
+                forwarded_vars.update(refs[k] for k in candidates)
+        # A loop's last line hands the next values to the Merges (`m4, = v18,`); the v-variable keeps
+        # a second reference until it is reassigned, which would stop the m-variable being reused in
+        # the next iteration: drop it once handed over.
+        for n, line in enumerate(out):
+            handover = _HANDOVER.match(line)
+            if handover is None:
+                continue
+            merges, values = handover.group(2).split(", "), handover.group(3).split(", ")
+            dropped = [v for m, v in zip(merges, values) if m in forwarded_vars and _VALUE_VAR.fullmatch(v)]
+            if dropped:
+                out.insert(n + 1, f"{handover.group(1)}{' = '.join(dropped)} = None")
+            break
         return out
 
     def emit_def(self, fn, params, defaults, body):
@@ -552,6 +565,8 @@ class _Codegen:
 
 
 _CALL = re.compile(r"(\s*)\w+ = (k\d+)\(")
+_HANDOVER = re.compile(r"(\s*)((?:m\d+)(?:, m\d+)*), = (.*),$")
+_VALUE_VAR = re.compile(r"[vx]\d+(_\d+)?")
 _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 _ASSIGN = re.compile(r"^\s*[\w, ]+ = ")  # an assignment's targets, which a read check leaves out
 _FORWARDABLE_VAR = re.compile(r"[vmx]\d+(_\d+)?")
