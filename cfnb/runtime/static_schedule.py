@@ -20,6 +20,10 @@ Running iterations in order is one of the schedules the executor's rules allow (
 `parallel_iterations=1`), so for the same graph both paths compute the same values; the tests
 check that they do. Graphs this module does not recognise (hand-built frames without a LoopCond,
 Exits that are not fed by a loop Switch, ...) simply keep using the executor.
+
+Because the code is known in advance, so is each variable's last read: element-wise ops whose input
+dies with them may write their result into it (buffer_forwarding.py), and the variable is cleared
+after the call so the buffer keeps a single holder.
 """
 import re
 
