@@ -186,10 +186,7 @@ class Executor:
     # --- helpers ---------------------------------------------------------------------------
     @staticmethod
     def _merge(item, values):
-        live = [k for k, v in enumerate(values) if v is not None]
-        if len(live) > 1:
-            raise errors.InternalError(None, item.op, "Merge can not have more than one valid input.")
-        k = live[0]
+        k = next(k for k, v in enumerate(values) if v is not None)
         return values[k], np.int32(k)
 
     def _activate(self, frame, it, item, outputs, is_dead):
@@ -205,9 +202,10 @@ class Executor:
                 if value is not None:
                     count = pending[pid]
                     if not count & 1:
-                        # A second live input in one iteration: only a malformed graph does this.
-                        raise errors.InternalError(None, items[dst].op, f"Merge can not have more than one valid "
-                                                                        f"input ({items[dst].name}).")
+                        # A later live input: as in TensorFlow, only the first live edge sets the input
+                        # and triggers the Merge (the gradient of a variable read in one cond branch
+                        # is Merge([g, g])); the rest are dropped.
+                        continue
                     pending[pid] = count & ~1
                     dst_ready = count == 1
                     dst_dead = False

@@ -126,7 +126,7 @@ class _Codegen:
         for name, info in exe.frames.items():
             if name != ROOT:
                 self.children_of.setdefault(info.parent_name, []).append(name)
-        self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0], "_merge_error": _merge_error,
+        self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0],
                           "_stuck": _stuck, "_pred_error": _pred_error}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
@@ -331,10 +331,8 @@ class _Codegen:
             self.set_ref(nid, "live", refs[0], self.maybe_dead[item.in_edges[0]])
             return
         if kind == MERGE:
+            # The first live input wins, as the first live edge does in TensorFlow's executor.
             self.emit(indent, f"_live = [_k for _k, _v in enumerate(({', '.join(refs)},)) if _v is not DEAD]")
-            self.emit(indent, "if len(_live) > 1:")
-            self.emit(indent + 1, f"_where[0] = {nid}")
-            self.emit(indent + 1, "_merge_error()")
             self.emit(indent, f"v{nid}_0 = ({', '.join(refs)},)[_live[0]] if _live else DEAD")
             self.emit(indent, f"v{nid}_1 = np.int32(_live[0]) if _live else DEAD")
             all_dead = all(self.maybe_dead[e] for e in item.in_edges) and bool(item.in_edges)
@@ -574,10 +572,6 @@ _VALUE_VAR = re.compile(r"[vx]\d+(_\d+)?")
 _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 _ASSIGN = re.compile(r"^\s*[\w, ]+ = ")  # an assignment's targets, which a read check leaves out
 _FORWARDABLE_VAR = re.compile(r"[vmx]\d+(_\d+)?")
-
-
-def _merge_error():
-    raise errors.InternalError(None, None, "Merge can not have more than one valid input.")
 
 
 def _stuck():
