@@ -238,3 +238,24 @@ def test_swap_memory_flag_and_stack_memory_timeline():
     totals = [e.total for e in memory.events]
     assert totals[-1] == 0 and max(totals) == memory.peak_bytes
     assert any(e.swap for e in memory.events)
+
+
+@pytest.mark.parametrize("form", ["v1", "v1-executor", "v2", "v2-strict"])
+def test_gradient_of_a_variable_read_in_one_cond_branch(form):
+    # TensorFlow 2.21 (use_resource=True), both control-flow versions: the taken branch gives x, the
+    # other zeros of the variable's shape (v1: ZerosLikeOutsideLoop for the handle's Switch; v2: the
+    # If gradient's zero output for a resource input has the variable's dtype).
+    if form.startswith("v2"):
+        tf.enable_control_flow_v2()
+    v = tf.get_variable("v", initializer=np.array([1.0, 2.0]), dtype=tf.float64)
+    x = tf.placeholder(tf.float64, [2])
+    p = tf.placeholder(tf.bool, [])
+    y = tf.cond(p, lambda: v * x, lambda: x * 3.0)
+    grads = tf.gradients(tf.reduce_sum(y), [v, x])
+    config = tf.ConfigProto(static_schedule=form != "v1-executor", lower_functional_ops=form != "v2-strict")
+    sess = tf.Session(config=config)
+    sess.run(tf.global_variables_initializer())
+    taken = sess.run(grads, {x: [1.0, 1.0], p: True})
+    untaken = sess.run(grads, {x: [1.0, 1.0], p: False})
+    assert [g.tolist() for g in taken] == [[1.0, 1.0], [1.0, 2.0]]
+    assert [g.tolist() for g in untaken] == [[0.0, 0.0], [3.0, 3.0]]

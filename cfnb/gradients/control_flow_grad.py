@@ -7,6 +7,7 @@
     Enter      ->    Exit (a loop variable) or a running-sum accumulator loop (a loop invariant)
     NextIteration -> identity (the gradient's NextIteration is made by the Switch's gradient)
 """
+from ..framework import dtypes
 from ..framework.ops import get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..ops import control_flow_util, data_flow_ops, math_ops
@@ -37,6 +38,10 @@ def _switch_grad(op, *grad):
     if isinstance(op_ctxt, CondContext):
         zero_grad = grad[1 - op_ctxt.branch]
         if zero_grad is None:
+            # A variable's handle has no gradient on the other side (its reads are not there): as
+            # TensorFlow does, merge the taken side's gradient with itself.
+            if op.inputs[0].dtype == dtypes.resource and grad[op_ctxt.branch] is not None:
+                return merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
             return None, None
         return merge(list(grad), name="cond_grad")[0], None
     false_grad = switch(grad[0], op.inputs[1])[0]

@@ -354,17 +354,34 @@ def maybe_create_control_flow_state(between_op_list, between_ops):
 
 
 def zeros_like(op, index):
-    """Zeros for output `index` of `op`; for a cond Switch, built only on the branch that needs it."""
+    """Zeros for output `index` of `op`; for a cond Switch, built only on the branch that needs it.
+    A variable's handle gets zeros of the variable's shape and dtype (TensorFlow's
+    ZerosLikeOutsideLoop, which reads them with VariableShape; cfnb's variables have static shapes)."""
     val = op.outputs[index]
+    variable = variable_of(val) if val.dtype == dtypes.resource else None
     if not control_flow_util.IsSwitch(op):
-        return array_ops.zeros_like(val)
+        return array_ops.zeros(*variable) if variable else array_ops.zeros_like(val)
     op_ctxt = op._control_flow_context
     if op_ctxt:
         pred, branch = op_ctxt.pred, op_ctxt.branch
         switch_val = control_flow_ops.switch(op.inputs[0], pred)[1 - branch]
         pivot = array_ops.identity(switch_val)
-        zeros_shape = array_ops.shape(switch_val)
         g = get_default_graph()
+        if variable:
+            with g.control_dependencies([pivot]):
+                return array_ops.zeros(*variable)
+        zeros_shape = array_ops.shape(switch_val)
         with g.control_dependencies([pivot]):
             return array_ops.zeros(zeros_shape, val.dtype)
-    return array_ops.zeros_like(val)
+    return array_ops.zeros(*variable) if variable else array_ops.zeros_like(val)
+
+
+def variable_of(handle):
+    """(shape, dtype) of the variable behind a resource handle, following Switch/Identity/Enter
+    back to its VarHandleOp; None when the handle does not lead to one."""
+    op = handle.op
+    while op.type in ("Switch", "Identity", "Enter"):
+        op = op.inputs[0].op
+    if op.type != "VarHandleOp" or not op.get_attr("shape").is_fully_defined():
+        return None
+    return op.get_attr("shape").as_list(), op.get_attr("dtype")

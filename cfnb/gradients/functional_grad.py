@@ -119,7 +119,7 @@ def _cond_grad(op, *grads):
             for gg in grad_graphs:
                 if gg.outputs[i] is None:
                     with gg.as_default():
-                        gg.outputs[i] = array_ops.zeros_like(gg.capture(gg.forward_graph.inputs[i]))
+                        gg.outputs[i] = _zero_gradient(gg, op.inputs[i + 1], gg.forward_graph.inputs[i])
     # Expose the intermediates the gradients need as extra outputs of the forward op.
     extra = _expose_intermediates(op, branches, [gg.intermediates for gg in grad_graphs])
     resolved_inputs = [[_resolve_cond_capture(external, forward, op, extra) for external, _ in gg.captures]
@@ -265,11 +265,34 @@ def _preprocess_grad(grad, body_output, while_input, while_output):
         return array_ops.zeros_like(while_input)
     if grad is None and while_output.dtype == dtypes.resource:
         # A variable passed through the loop: its gradient is a float tensor of the variable's shape.
-        handle_op = while_input.op
-        if handle_op.type == "VarHandleOp":
-            return array_ops.zeros(handle_op.get_attr("shape").as_list(), handle_op.get_attr("dtype"))
-        return None
+        return _resource_zeros(while_input)
     return grad
+
+
+def _zero_gradient(grad_graph, outer, inner):
+    """The zero gradient of branch input `inner` (the If's input `outer`) in a branch that does not use
+    it. A variable's handle gets zeros of the *variable's* dtype and shape, as TensorFlow's
+    `default_gradient.zeros_like` gives, so that every branch returns the same dtype."""
+    if inner.dtype == dtypes.resource:
+        zeros = _resource_zeros(outer)
+        if zeros is None:
+            raise TypeError(f"Cannot build the zero gradient of resource '{outer.name}' for a branch of "
+                            f"'{grad_graph.name}' that does not read it: the variable behind the handle is unknown.")
+        return zeros
+    return array_ops.zeros_like(grad_graph.capture(inner))
+
+
+def _resource_zeros(handle):
+    """Zeros shaped like the variable behind `handle`, following function captures out to its
+    VarHandleOp; None when there is none to follow."""
+    while True:
+        op = handle.op
+        if op.type == "VarHandleOp":
+            return array_ops.zeros(op.get_attr("shape").as_list(), op.get_attr("dtype"))
+        external = dict((ph, ext) for ext, ph in getattr(handle.graph, "captures", ())).get(handle)
+        if external is None:
+            return None
+        handle = external
 
 
 @RegisterGradient("While")

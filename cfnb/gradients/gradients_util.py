@@ -302,8 +302,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                 _raise_no_grad_wrt_initial_loop_val(op, from_ops)
             if grad_fn not in (None, "none") and has_out_grads:
                 for i, out_grad in enumerate(out_grads):
+                    # A resource gets zeros only when it is a variable's handle outside loops
+                    # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
                     if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]) \
-                            and op.outputs[i].dtype != dtypes.resource:
+                            and (op.outputs[i].dtype != dtypes.resource
+                                 or not loop_state and control_flow_state.variable_of(op.outputs[i])):
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
                                         else control_flow_state.zeros_like(op, i))
                 with g.name_scope(op.name + "_grad"):
