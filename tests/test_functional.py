@@ -237,3 +237,17 @@ def test_tensor_array_is_a_tensor_list_in_functional_graphs(v2):
         value, grad = run([s, gx], feed, **path)
         np.testing.assert_allclose(value, [[0, 0, 0], [1, -2, 0.5], [2, -4, 1], [3, -6, 1.5]])
         np.testing.assert_allclose(grad, 2 * 14 * np.array([1.0, -2.0, 0.5]))
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_lowered_while_whose_body_only_reads_a_variable_ends(static):
+    # The body's ReadVariableOp reads the resource's constant Enter: without the pivot Identity it
+    # also ran in the iteration where the predicate ends and fed its NextIteration forever.
+    tf.enable_control_flow_v2()
+    v = tf.Variable(np.array([1.0, 2.0]))
+    x = tf.placeholder(tf.float64, [2])
+    r = tf.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, v.read_value()), [tf.constant(0), x])
+    sess = tf.Session(config=tf.ConfigProto(static_schedule=static, operation_timeout_in_ms=5_000))
+    sess.run(tf.global_variables_initializer())
+    i, a = sess.run(r, {x: np.zeros(2)})
+    assert i == 2 and a.tolist() == [1.0, 2.0]

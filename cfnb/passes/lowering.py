@@ -7,7 +7,8 @@ it came from (the viewer uses that to link the two drawings).
 
 While, per loop input:  Enter (frame = the While's name; constant only for resource inputs)
   -> Merge -> [cond function, inlined] -> LoopCond -> Switch -> [body function, inlined on the
-  true side] -> NextIteration back into the Merge; Exit on the false side.
+  true side] -> NextIteration back into the Merge; Exit on the false side. A resource input keeps
+  its constant Enter and reaches the body through an Identity under the body's pivot.
 If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input; the branches inlined on the two
   sides; one Merge per output.
 Input-less nodes of an inlined function get a control edge from the pivot, so constants fire in
@@ -164,7 +165,16 @@ class _Lowering:
                         for m, r, x in zip(merges, resource, inputs)]
             first_switch = next(s for s in switches if s is not None)
             body_control = array_ops.identity(first_switch[1], name="loop_body_control")
-            body_args = [m if s is None else s[1] for m, s in zip(merges, switches)]
+            # A resource input reaches the body straight from its constant Enter. As the inlined
+            # call's input Identity in TensorFlow, it passes through an Identity under the body
+            # pivot: otherwise a body op reading only the resource (a ReadVariableOp) would run in
+            # the iteration the predicate ends too, and feed a NextIteration forever.
+            body_args = []
+            for m, s in zip(merges, switches):
+                if s is None:
+                    m = array_ops.identity(m, name="resource_arg")
+                    m.op._add_control_input(body_control.op)
+                body_args.append(m if s is None else s[1])
             body_out = self.inline(op.get_attr("body"), body_args, name + "/body/", body_control.op, op)
             exits = [None if s is None else control_flow_ops.exit(s[0], name="exit") for s in switches]
             for m, s, b in zip(merges, switches, body_out):
