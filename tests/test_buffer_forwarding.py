@@ -135,3 +135,13 @@ def test_broadcasting_and_mixed_shapes_fall_back_to_a_new_buffer(in_place_writes
     np.testing.assert_array_equal(static, np.full((2, 3), 1.0 * 2 + 1))
     # (m * 2)[0] is a view of a [2, 3] product: its shape is not the [2, 3] result's, so no reuse
     assert (3,) not in [shape for shape, _ in in_place_writes]
+
+
+def test_a_0_d_array_is_never_reused_so_results_keep_the_allocating_kernels_type():
+    # Static rank unknown, so the Add is a candidate; DivNoNan's kernel returns a 0-d array, and
+    # np.add(out=) into it would hand back a 0-d array where operator `+` gives a numpy scalar.
+    x, y = tf.placeholder(tf.float32, None), tf.placeholder(tf.float32, None)
+    total = tf.div_no_nan(x, y) + x
+    feeds = {x: np.float32(3), y: np.float32(2)}
+    static, executor = _both(total, feeds)
+    assert static == executor == 4.5 and type(static) is type(executor)

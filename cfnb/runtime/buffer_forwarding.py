@@ -54,8 +54,10 @@ def forwarding_kernel(ufunc, kernel, candidates):
 
 
 def _reusable(buf, other):
-    return (type(buf) is np.ndarray and buf.base is None and buf.flags.writeable and buf.dtype.kind in _NUMERIC
-            and getattr(other, "dtype", None) == buf.dtype and (np.ndim(other) == 0 or other.shape == buf.shape))
+    # ndim: a 0-d array stays what the allocating kernel returns for it, a numpy scalar
+    return (type(buf) is np.ndarray and buf.ndim and buf.base is None and buf.flags.writeable
+            and buf.dtype.kind in _NUMERIC and getattr(other, "dtype", None) == buf.dtype
+            and (np.ndim(other) == 0 or other.shape == buf.shape))
 
 
 def _lone_local_refcount():
