@@ -46,6 +46,26 @@ def best_of_each(fns, repeat=5, warmup=1):
     return best
 
 
+def session_runner(tf, built, feed_value, config=None):
+    """A function that runs a built program once in an open Session, after one warm-up call that
+    compiles and caches the graph. `built` is a benchmark's `build(...)`: (graph, placeholder,
+    fetches); `feed_value` goes to the placeholder. The session closes when the function is dropped."""
+    graph, placeholder, fetches = built
+    sess = tf.Session(graph=graph, config=config)
+    run = lambda: sess.run(fetches, {placeholder: feed_value})
+    run()
+    return run
+
+
+def main_or_tensorflow(main, tensorflow_only):
+    """A benchmark script's entry point: `--tensorflow REPEAT FORM` is the child run that times
+    TensorFlow (see tf_row); otherwise run `main` and exit 1 if one of its checks failed."""
+    if "--tensorflow" in sys.argv:
+        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
+    else:
+        raise SystemExit(0 if main() else 1)
+
+
 def print_table(title, unit, rows, subject="cfnb", targets=None, tf_skipped=False):
     """rows: (name, value) with the subject first; each other row shows subject/row as its ratio.
 

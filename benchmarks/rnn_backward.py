@@ -7,10 +7,19 @@ runtime), and with TensorFlow in a child process when available. Also reports th
 stacks hold at their peak, against T x batch x hidden x 4 (one float32 [batch, hidden] per step).
 Target: within 1.1x of the hand-written numpy BPTT.
 """
-import sys
 
 import numpy as np
-from _timing import best_of, best_of_each, check, print_table, report_tf, tf_row, tf_v1
+from _timing import (
+    best_of,
+    best_of_each,
+    check,
+    main_or_tensorflow,
+    print_table,
+    report_tf,
+    session_runner,
+    tf_row,
+    tf_v1,
+)
 from rnn_forward import BATCH, HIDDEN, INPUT, T, data
 
 import cfnb
@@ -31,15 +40,6 @@ def build(tf, w_x, w_h):
         _, h = tf.while_loop(lambda t, h: t < T, body, [tf.constant(0), tf.zeros([BATCH, HIDDEN], tf.float32)])
         grads = tf.gradients(tf.reduce_sum(h), [w_x, w_h])
     return graph, x, grads
-
-
-def session_runner(tf, x, w_x, w_h):
-    """A function that runs forward and backward once in an open Session (warmed up: compiled)."""
-    graph, x_ph, fetches = build(tf, w_x, w_h)
-    sess = tf.Session(graph=graph)
-    run = lambda: sess.run(fetches, {x_ph: x})
-    run()
-    return run
 
 
 def numpy_bptt(x, w_x, w_h):
@@ -76,7 +76,8 @@ def agrees(out, x, w_x, w_h):
 def main():
     x, w_x, w_h = data()
     ms = lambda seconds: seconds * 1e3
-    runs = {"cfnb": session_runner(cfnb.compat.v1, x, w_x, w_h), "numpy": lambda: numpy_bptt(x, w_x, w_h)}
+    runs = {"cfnb": session_runner(cfnb.compat.v1, build(cfnb.compat.v1, w_x, w_h), x),
+            "numpy": lambda: numpy_bptt(x, w_x, w_h)}
     checks = [("cfnb", agrees(runs["cfnb"](), x, w_x, w_h))]
     rows = [(name, ms(seconds)) for name, seconds in best_of_each(runs, repeat=10).items()]
     tf = tf_row(__file__, repeat=10)
@@ -93,12 +94,9 @@ def main():
 
 def tensorflow_only(repeat, form="v1"):
     x, w_x, w_h = data()
-    run = session_runner(tf_v1(form), x, w_x, w_h)
+    run = session_runner(tf_v1(form), build(tf_v1(form), w_x, w_h), x)
     report_tf(best_of(run, repeat=repeat), agrees(run(), x, w_x, w_h))
 
 
 if __name__ == "__main__":
-    if "--tensorflow" in sys.argv:
-        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
-    else:
-        raise SystemExit(0 if main() else 1)
+    main_or_tensorflow(main, tensorflow_only)

@@ -5,10 +5,20 @@ unstacked into a TensorArray read inside the loop; the outputs are the final h a
 h's. Compares cfnb with the same RNN hand-written in numpy and with TensorFlow (control flow v1) when
 importable. Target: cfnb within 1.1x of the hand-written numpy.
 """
-import sys
 
 import numpy as np
-from _timing import allclose, best_of, best_of_each, check, print_table, report_tf, tf_row, tf_v1
+from _timing import (
+    allclose,
+    best_of,
+    best_of_each,
+    check,
+    main_or_tensorflow,
+    print_table,
+    report_tf,
+    session_runner,
+    tf_row,
+    tf_v1,
+)
 
 import cfnb
 
@@ -42,16 +52,6 @@ def build(tf, w_x, w_h):
     return graph, x, fetches
 
 
-def session_runner(tf, x, w_x, w_h, config=None):
-    """A function that runs the program once in an open Session; one warm-up call compiles and
-    caches the graph. The session closes when the function is dropped."""
-    graph, x_ph, fetches = build(tf, w_x, w_h)
-    sess = tf.Session(graph=graph, config=config)
-    run = lambda: sess.run(fetches, {x_ph: x})
-    run()
-    return run
-
-
 def numpy_rnn(x, w_x, w_h):
     h = np.zeros((BATCH, HIDDEN), np.float32)
     hs = []
@@ -67,9 +67,9 @@ def main():
     ok = True
     for form in ("v1", "v2"):
         (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
-        runs = {"cfnb": session_runner(cfnb.compat.v1, x, w_x, w_h)}
+        runs = {"cfnb": session_runner(cfnb.compat.v1, build(cfnb.compat.v1, w_x, w_h), x)}
         if form == "v2":
-            runs["cfnb strict"] = session_runner(cfnb.compat.v1, x, w_x, w_h,
+            runs["cfnb strict"] = session_runner(cfnb.compat.v1, build(cfnb.compat.v1, w_x, w_h), x,
                                                  config=cfnb.ConfigProto(lower_functional_ops=False))
         checks = [(name, agrees(run(), x, w_x, w_h)) for name, run in runs.items()]
         runs["numpy"] = lambda: numpy_rnn(x, w_x, w_h)
@@ -92,12 +92,9 @@ def agrees(out, x, w_x, w_h):
 
 def tensorflow_only(repeat, form="v1"):
     x, w_x, w_h = data()
-    run = session_runner(tf_v1(form), x, w_x, w_h)
+    run = session_runner(tf_v1(form), build(tf_v1(form), w_x, w_h), x)
     report_tf(best_of(run, repeat=repeat), agrees(run(), x, w_x, w_h))
 
 
 if __name__ == "__main__":
-    if "--tensorflow" in sys.argv:
-        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
-    else:
-        raise SystemExit(0 if main() else 1)
+    main_or_tensorflow(main, tensorflow_only)

@@ -3,9 +3,18 @@
 Compares cfnb's Session.run (compiled graph cached by a warm-up run), the same arithmetic as a plain
 Python loop, and TensorFlow (control flow v1) when importable. Target: cfnb within 3x of TensorFlow.
 """
-import sys
 
-from _timing import best_of, best_of_each, check, print_table, report_tf, tf_row, tf_v1
+from _timing import (
+    best_of,
+    best_of_each,
+    check,
+    main_or_tensorflow,
+    print_table,
+    report_tf,
+    session_runner,
+    tf_row,
+    tf_v1,
+)
 
 import cfnb
 
@@ -22,16 +31,6 @@ def build(tf):
     return graph, n, fetches
 
 
-def session_runner(tf, config=None):
-    """A function that runs the program once in an open Session; one warm-up call compiles and
-    caches the graph."""
-    graph, n, fetches = build(tf)
-    sess = tf.Session(graph=graph, config=config)
-    run = lambda: sess.run(fetches, {n: N})
-    run()
-    return run
-
-
 def python_loop(n):
     i, s = 0, 0.0
     while i < n:
@@ -46,9 +45,10 @@ def main():
     ok = True
     for form in ("v1", "v2"):
         (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
-        runs = {"cfnb": session_runner(cfnb.compat.v1)}
+        runs = {"cfnb": session_runner(cfnb.compat.v1, build(cfnb.compat.v1), N)}
         if form == "v2":
-            runs["cfnb strict"] = session_runner(cfnb.compat.v1, config=cfnb.ConfigProto(lower_functional_ops=False))
+            strict = cfnb.ConfigProto(lower_functional_ops=False)
+            runs["cfnb strict"] = session_runner(cfnb.compat.v1, build(cfnb.compat.v1), N, config=strict)
         checks = [(name, agrees(run())) for name, run in runs.items()]
         runs["python"] = lambda: python_loop(N)
         rows = [(name, per_iter(seconds)) for name, seconds in best_of_each(runs, repeat=5).items()]
@@ -68,12 +68,9 @@ def main():
 
 
 def tensorflow_only(repeat, form):
-    run = session_runner(tf_v1(form))
+    run = session_runner(tf_v1(form), build(tf_v1(form)), N)
     report_tf(best_of(run, repeat=repeat), tuple(run()) == python_loop(N))
 
 
 if __name__ == "__main__":
-    if "--tensorflow" in sys.argv:
-        tensorflow_only(int(sys.argv[-2]), sys.argv[-1])
-    else:
-        raise SystemExit(0 if main() else 1)
+    main_or_tensorflow(main, tensorflow_only)

@@ -14,7 +14,7 @@ Names and structure follow TensorFlow's `control_flow_state.py` so the graphs re
 """
 from ..framework import dtypes
 from ..framework.ops import get_default_graph
-from ..ops import array_ops, control_flow_ops, control_flow_util, data_flow_ops
+from ..ops import array_ops, control_flow_ops, control_flow_util, data_flow_ops, variables
 
 
 class GradLoopState:
@@ -358,7 +358,7 @@ def zeros_like(op, index):
     A variable's handle gets zeros of the variable's shape and dtype (TensorFlow's
     ZerosLikeOutsideLoop, which reads them with VariableShape; cfnb's variables have static shapes)."""
     val = op.outputs[index]
-    variable = variable_of(val) if val.dtype == dtypes.resource else None
+    variable = variables.variable_spec(val) if val.dtype == dtypes.resource else None
     if not control_flow_util.IsSwitch(op):
         return array_ops.zeros(*variable) if variable else array_ops.zeros_like(val)
     op_ctxt = op._control_flow_context
@@ -375,13 +375,3 @@ def zeros_like(op, index):
             return array_ops.zeros(zeros_shape, val.dtype)
     return array_ops.zeros(*variable) if variable else array_ops.zeros_like(val)
 
-
-def variable_of(handle):
-    """(shape, dtype) of the variable behind a resource handle, following Switch/Identity/Enter
-    back to its VarHandleOp; None when the handle does not lead to one."""
-    op = handle.op
-    while op.type in ("Switch", "Identity", "Enter"):
-        op = op.inputs[0].op
-    if op.type != "VarHandleOp" or not op.get_attr("shape").is_fully_defined():
-        return None
-    return op.get_attr("shape").as_list(), op.get_attr("dtype")

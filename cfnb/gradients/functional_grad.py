@@ -18,7 +18,7 @@ from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import Tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, list_ops, math_ops
+from ..ops import array_ops, list_ops, math_ops, variables
 from .gradients_util import gradients, is_trainable
 
 
@@ -283,16 +283,9 @@ def _zero_gradient(grad_graph, outer, inner):
 
 
 def _resource_zeros(handle):
-    """Zeros shaped like the variable behind `handle`, following function captures out to its
-    VarHandleOp; None when there is none to follow."""
-    while True:
-        op = handle.op
-        if op.type == "VarHandleOp":
-            return array_ops.zeros(op.get_attr("shape").as_list(), op.get_attr("dtype"))
-        external = dict((ph, ext) for ext, ph in getattr(handle.graph, "captures", ())).get(handle)
-        if external is None:
-            return None
-        handle = external
+    """Zeros shaped like the variable behind `handle`; None when there is no variable to follow."""
+    spec = variables.variable_spec(handle)
+    return array_ops.zeros(*spec) if spec else None
 
 
 @RegisterGradient("While")

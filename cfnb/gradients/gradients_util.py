@@ -17,7 +17,7 @@ from ..framework import dtypes
 from ..framework.func_graph import FuncGraph
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
-from ..ops import array_ops, control_flow_util, math_ops
+from ..ops import array_ops, control_flow_util, math_ops, variables
 from . import control_flow_state
 from .control_flow_grad import SECOND_ORDER_WHILE
 
@@ -306,7 +306,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                     # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
                     if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]) \
                             and (op.outputs[i].dtype != dtypes.resource
-                                 or not loop_state and control_flow_state.variable_of(op.outputs[i])):
+                                 or not loop_state and variables.variable_spec(op.outputs[i])):
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
                                         else control_flow_state.zeros_like(op, i))
                 with g.name_scope(op.name + "_grad"):

@@ -240,6 +240,25 @@ class random_normal_initializer(_Initializer):  # noqa: N801
         return array_ops.constant(value, dtype=dtype, name="random_normal")
 
 
+def variable_spec(handle):
+    """(shape list, dtype) of the variable behind a resource handle, or None when it does not lead to
+    one: followed back through Switch/Identity/Enter and out through function captures to its
+    VarHandleOp. Gradients use it for zeros shaped like a variable (TensorFlow reads the handle's
+    shape and dtype from its handle data)."""
+    while True:
+        op = handle.op
+        while op.type in ("Switch", "Identity", "Enter"):
+            handle = op.inputs[0]
+            op = handle.op
+        if op.type == "VarHandleOp":
+            shape = op.get_attr("shape")
+            return (shape.as_list(), op.get_attr("dtype")) if shape.is_fully_defined() else None
+        external = {ph: ext for ext, ph in getattr(handle.graph, "captures", ())}.get(handle)
+        if external is None:
+            return None
+        handle = external
+
+
 def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, trainable=True):
     """A new variable named `name` (no variable scopes or reuse yet: a second call with the same
     name raises, as TensorFlow does without `reuse=True`)."""
