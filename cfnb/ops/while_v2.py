@@ -77,10 +77,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # --- the cond function ---------------------------------------------------------------
         cond_graph = FuncGraph(unique_function_name(g, scope, "cond"), g)
         with cond_graph.as_default():
-            c_counter = cond_graph.add_argument(dtypes.int32, [], "loop_counter")
-            c_max = cond_graph.add_argument(dtypes.int32, [], "maximum_iterations")
-            c_vars = [cond_graph.add_argument(t.dtype, s, f"placeholder_{k}" if k else "placeholder")
-                      for k, (t, s) in enumerate(zip(flat, shapes))]
+            c_counter, c_max, c_vars = _add_loop_arguments(cond_graph, flat, shapes)
             pred = cond(*pack(c_vars))
             if isinstance(pred, bool) and maximum_iterations is not None:
                 pred = array_ops.constant(pred)  # maximum_iterations bounds the loop, as in TensorFlow
@@ -104,10 +101,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # --- the body function ---------------------------------------------------------------
         body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
         with body_graph.as_default():
-            b_counter = body_graph.add_argument(dtypes.int32, [], "loop_counter")
-            b_max = body_graph.add_argument(dtypes.int32, [], "maximum_iterations")
-            b_vars = [body_graph.add_argument(t.dtype, s, f"placeholder_{k}" if k else "placeholder")
-                      for k, (t, s) in enumerate(zip(flat, shapes))]
+            b_counter, b_max, b_vars = _add_loop_arguments(body_graph, flat, shapes)
             for t in cond_graph.external_captures:  # cond's captures come first among the body's
                 body_graph.capture(t)
             result = body(*pack(b_vars))
@@ -165,3 +159,13 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if return_same_structure:
             return packed
         return packed[0] if as_args and len(flat) == 1 else packed
+
+
+def _add_loop_arguments(func_graph, flat, shapes):
+    """The arguments TensorFlow gives a While's cond and body, in order: the loop counter, the
+    maximum_iterations bound, then one placeholder per flat loop variable."""
+    counter = func_graph.add_argument(dtypes.int32, [], "loop_counter")
+    bound = func_graph.add_argument(dtypes.int32, [], "maximum_iterations")
+    loop_vars = [func_graph.add_argument(t.dtype, s, f"placeholder_{k}" if k else "placeholder")
+                 for k, (t, s) in enumerate(zip(flat, shapes))]
+    return counter, bound, loop_vars

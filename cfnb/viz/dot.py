@@ -17,6 +17,8 @@ from collections import deque
 import graphviz
 
 # The primitives, as TensorFlow's lowering diagrams draw them.
+_FUNCTIONAL = {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"}
+_HISTORY = {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"}  # stacks and TensorList accumulators
 STYLE = {
     "Enter": {"shape": "invhouse", "fillcolor": "#cfe2f3", "color": "#3d85c6"},
     "Exit": {"shape": "house", "fillcolor": "#fce5cd", "color": "#e69138"},
@@ -24,12 +26,8 @@ STYLE = {
     "Switch": {"shape": "trapezium", "fillcolor": "#f4cccc", "color": "#cc0000"},
     "NextIteration": {"shape": "cds", "fillcolor": "#d9d2e9", "color": "#674ea7"},
     "LoopCond": {"shape": "diamond", "fillcolor": "#fff2cc", "color": "#bf9000"},
-    "If": {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"},
-    "While": {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"},
-    "StackPushV2": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
-    "StackPopV2": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
-    "TensorListPushBack": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
-    "TensorListPopBack": {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"},
+    "If": _FUNCTIONAL, "While": _FUNCTIONAL,
+    "StackPushV2": _HISTORY, "StackPopV2": _HISTORY, "TensorListPushBack": _HISTORY, "TensorListPopBack": _HISTORY,
 }
 CONST_STYLE = {"shape": "plaintext", "fillcolor": "white", "color": "#999999", "fontcolor": "#666666"}
 OP_STYLE = {"shape": "box", "style": "rounded,filled", "fillcolor": "#f3f3f3", "color": "#666666"}
