@@ -40,6 +40,7 @@ from .framework.ops import (
 from .framework.registry import RegisterGradient
 from .framework.tensor_shape import TensorShape
 from .gradients import gradients, hessians
+from .ops import numpy_dispatch  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
 from .ops.array_ops import (
     cast,
     concat,
@@ -82,6 +83,8 @@ from .ops.math_ops import (
     abs,
     add,
     add_n,
+    argmax,
+    argmin,
     cos,
     div,
     div_no_nan,

@@ -192,7 +192,7 @@ def _reshape_infer(op):
     return [(x.dtype, TensorShape(out))]
 
 
-register_op("Reshape", _reshape_infer, lambda op: lambda x, s: np.reshape(x, s))
+register_op("Reshape", _reshape_infer, lambda op: lambda x, s: _as_value(np.reshape(x, s)))
 
 
 def reshape(tensor, shape, name=None):

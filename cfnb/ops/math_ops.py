@@ -361,6 +361,42 @@ reduce_all = _reduction("All")
 reduce_any = _reduction("Any")
 
 
+def _arg_infer(op):
+    x, axis = op._inputs
+    a = _const_value(axis)
+    if x.shape.ndims is None or a is None:
+        return [(op.get_attr("output_type"), TensorShape(None))]
+    dims = x.shape.as_list()
+    del dims[int(a) % len(dims)]
+    return [(op.get_attr("output_type"), TensorShape(dims))]
+
+
+def _arg_kernel(np_fn):
+    def make(op):
+        out = op.get_attr("output_type").as_numpy_dtype
+        return lambda x, axis: _as_value(np.asarray(np_fn(x, axis=int(axis))).astype(out))
+    return make
+
+
+register_op("ArgMax", _arg_infer, _arg_kernel(np.argmax))
+register_op("ArgMin", _arg_infer, _arg_kernel(np.argmin))
+
+
+def _arg_reduction(op_type):
+    def arg(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+        axis = dimension if axis is None else axis
+        return apply_op(op_type, [("input", input), ("dimension", 0 if axis is None else axis)],
+                        {"output_type": dtypes.as_dtype(output_type)}, name=name, default_name=op_type,
+                        allowed=NUMBERS, dtypes={"dimension": dtypes.int32}).outputs[0]
+    arg.__name__ = op_type.lower()
+    arg.__doc__ = f"The index of the {op_type[3:].lower()} along `axis` (TensorFlow's `{op_type}`, int64)."
+    return arg
+
+
+argmax = _arg_reduction("ArgMax")
+argmin = _arg_reduction("ArgMin")
+
+
 # ---------------------------------------------------------------------------------------------
 # softmax
 
