@@ -79,6 +79,7 @@ from .ops.control_flow_v2_toggles import (
 )
 from .ops.functional_ops import foldl, map_fn, scan
 from .ops.logging_ops import Assert, Print
+from .ops.logging_ops import print_v2 as print  # noqa: A001 - `tf.print`
 from .ops.math_ops import (
     abs,
     add,
