@@ -131,8 +131,15 @@ def _array(self, dtype=None, copy=None):
         "numpy.asarray",
         f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array: it has no value until the graph runs "
         f"(run it in a Session first). numpy asks for one when it indexes an array with a tensor (`X[t]`: write "
-        f"cfnb.ops.numpy_dispatch.getitem(X, t), or cfnb.constant(X)[t]) or calls a function cfnb has no graph "
-        f"form of.")
+        f"cfnb.ops.numpy_dispatch.getitem(X, t), or cfnb.constant(X)[t]), when it makes an array of tensors "
+        f"(`np.array([t, u])`: write np.stack([t, u])), or when it calls a function cfnb has no graph form of.")
+
+
+def _setitem(self, key, value):
+    raise UnsupportedNumpyError(
+        "Tensor.__setitem__", f"A tensor cannot be changed in place ({self.name}[...] = ...): build a new one, e.g. "
+                              f"np.where(np.arange(n) == i, value, x) for x[i] = value, or collect the values in a "
+                              f"list and np.stack them.")
 
 
 def _len(self):
@@ -150,7 +157,8 @@ def _refuse_scalar(what):
     def method(self, *args):
         raise UnsupportedNumpyError(what, f"{what}() needs the value of {self.name}, which it has only when the "
                                           f"graph runs: keep it a tensor (np.sqrt(t) rather than math.sqrt(t), "
-                                          f"t.astype(int) rather than int(t)) or run the graph first.")
+                                          f"t.astype(int) rather than int(t), np.floor(t + 0.5) rather than "
+                                          f"round(t)) or run the graph first.")
     return method
 
 
@@ -179,6 +187,8 @@ def _install():
     Tensor.__float__ = _refuse_scalar("float")
     Tensor.__int__ = _refuse_scalar("int")
     Tensor.__complex__ = _refuse_scalar("complex")
+    Tensor.__round__ = _refuse_scalar("round")
+    Tensor.__setitem__ = _setitem
     Tensor.item = _refuse_scalar("Tensor.item")
     Tensor.tolist = _refuse_scalar("Tensor.tolist")
     Tensor.reshape = lambda self, *shape, order="C": F.reshape(self, _shape_args(shape), order)
