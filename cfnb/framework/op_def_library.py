@@ -47,7 +47,10 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
                 t = convert_to_tensor(value, name=arg)
                 if arg in same:
                     t_dtype, t_arg = t.dtype, arg
-                    if allowed is not None and t_dtype not in allowed:
+                    # Under numpy's rules an op numpy has a ufunc for takes the dtypes numpy's loop takes
+                    # (np.floor of an int64 is an int64): its kernel is that ufunc.
+                    if allowed is not None and t_dtype not in allowed and not (
+                            numpy_rules is not None and op_type in numpy_rules.UFUNCS and t_dtype.is_numeric):
                         raise TypeError(f"Value passed to parameter '{arg}' has DataType {t_dtype.name} not in "
                                         f"list of allowed values: {', '.join(d.name for d in allowed)}")
             converted.append(t)
