@@ -5,7 +5,8 @@ Python inputs inside it (so the constant for `1.0` is named `add/y`), check that
 type attribute agree, then create the op with the scope's name.
 """
 from . import dtypes as _dtypes
-from .ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from .dtype_rules import NUMPY_RULES
+from .ops import Tensor, convert_to_tensor, get_default_graph
 
 
 def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_type=None, dtypes=None,

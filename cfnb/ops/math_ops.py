@@ -8,8 +8,9 @@ import operator
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.op_def_library import apply_op
-from ..framework.ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_value, _const_value, cast

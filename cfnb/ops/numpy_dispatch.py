@@ -25,8 +25,9 @@ Interface (what the `%%whileloop` magic and a notebook can rely on):
 """
 import numpy as np
 
+from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.errors import UnsupportedNumpyError
-from ..framework.ops import NUMPY_RULES, Tensor
+from ..framework.ops import Tensor
 from . import array_ops, math_ops
 from . import numpy_functions as F
 

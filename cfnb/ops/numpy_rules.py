@@ -25,7 +25,8 @@ import numbers
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from ..framework.dtype_rules import NUMPY_RULES
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 
 # Op type -> the numpy ufunc whose type resolution gives the op's input dtypes under numpy's rules.
 UFUNCS = {
