@@ -143,6 +143,11 @@ def test_getitem_indexes_notebook_arrays_with_tensors():
         np.testing.assert_array_equal(v, e)
         assert b.dtype.as_numpy_dtype == np.asarray(e).dtype
     assert getitem(A, 1) is not None and np.array_equal(getitem(A, 1), A[1])  # plain numpy without tensors
+    for bad in (tf.constant(1.0), tf.constant(True)):  # numpy refuses a float index; so does TensorFlow
+        with pytest.raises(TypeError, match="valid indices"):
+            getitem(A, bad)
+        with pytest.raises(TypeError, match="valid indices"):
+            getitem(V, slice(bad, None))
 
 
 @pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
