@@ -37,7 +37,8 @@ CASES = {
     "argmax_argmin": lambda a, v, m, i: (np.argmax(a), np.argmax(a, axis=1), np.argmin(v)),
     "dot_matmul": lambda a, v, m, i: (np.dot(a, v), np.matmul(m, m), a @ v, v @ v, v @ m, m @ v, np.dot(v, 2.0)),
     "where_clip": lambda a, v, m, i: (np.where(a > 0, a, 0.0), np.clip(a, -0.5, 0.5), np.where(i > 5, i, -1)),
-    "concat_stack": lambda a, v, m, i: (np.concatenate([a, i], axis=0), np.stack([v, v * 2]), np.concatenate([v, v])),
+    "concat_stack": lambda a, v, m, i: (np.concatenate([a, i], axis=0), np.stack([v, v * 2]), np.concatenate([v, v]),
+                                        np.vstack([v, m]), np.hstack([v, v]), np.hstack([a, i])),
     "likes": lambda a, v, m, i: (np.zeros_like(a), np.ones_like(i), np.full_like(v, 7.0)),
     "norm": lambda a, v, m, i: (np.linalg.norm(v), np.linalg.norm(a, axis=1), np.linalg.norm(i[0]),
                                 np.linalg.norm(v, 1), np.linalg.norm(v, np.inf)),
@@ -122,13 +123,16 @@ def test_refusals_name_the_function_and_the_alternative():
              (lambda: np.where(v > 0), "numpy.where", "numpy.where(c, x, y)"),
              (lambda: np.array([v[0], v[1]]), "numpy.asarray", "np.stack([t, u])"),
              (lambda: round(v[0]), "round", "np.floor(t + 0.5)"),
+             (lambda: [1, 2][tf.constant(1)], "index", "getitem(X, t)"),
+             (lambda: V[tf.constant(1):], "index", "getitem(X, t)"),
+             (lambda: range(tf.constant(3)), "index", "while loop"),
              (lambda: v.__setitem__(0, 1.0), "Tensor.__setitem__", "np.where(np.arange(n) == i, value, x)")]
     for fn, name, advice in cases:
         with pytest.raises(UnsupportedNumpyError) as info:
             fn()
         assert isinstance(info.value, TypeError)
         assert info.value.function == name
-        assert name in str(info.value) or name in ("numpy.asarray", "Tensor.__setitem__")
+        assert name in str(info.value) or name in ("numpy.asarray", "Tensor.__setitem__", "index")
         assert advice in str(info.value), str(info.value)
         assert "site-packages/numpy" not in str(info.traceback[-1].path)  # raised before numpy runs
 

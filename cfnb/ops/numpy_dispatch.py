@@ -61,7 +61,8 @@ FUNCTIONS = {
     np.sum: F.sum, np.mean: F.mean, np.max: F.max, np.amax: F.max, np.min: F.min, np.amin: F.min,
     np.prod: F.prod, np.all: F.all, np.any: F.any, np.argmax: F.argmax, np.argmin: F.argmin,
     np.dot: F.dot, np.matmul: F.matmul, np.where: F.where, np.clip: F.clip,
-    np.concatenate: F.concatenate, np.stack: F.stack, np.reshape: F.reshape, np.transpose: F.transpose,
+    np.concatenate: F.concatenate, np.stack: F.stack, np.vstack: F.vstack, np.hstack: F.hstack,
+    np.reshape: F.reshape, np.transpose: F.transpose,
     np.squeeze: F.squeeze, np.expand_dims: F.expand_dims, np.ravel: F.ravel, np.shape: F.shape,
     np.ndim: F.ndim, np.size: F.size, np.zeros_like: F.zeros_like, np.ones_like: F.ones_like,
     np.full_like: F.full_like, np.linalg.norm: F.norm, np.astype: F.astype,
@@ -136,6 +137,14 @@ def _array(self, dtype=None, copy=None):
         f"(`np.array([t, u])`: write np.stack([t, u])), or when it calls a function cfnb has no graph form of.")
 
 
+def _index(self):
+    raise UnsupportedNumpyError(
+        "index", f"{self.name} is used as a Python integer (an index, a size, `range(...)`), but it has no value "
+                 f"until the graph runs: index with cfnb.ops.numpy_dispatch.getitem(X, t) (or cfnb.constant(X)[t]), "
+                 f"make zeros of a run-time size with np.zeros_like(t) or cfnb.zeros(cfnb.stack([n])), and loop "
+                 f"with a while loop on the tensor.")
+
+
 def _setitem(self, key, value):
     raise UnsupportedNumpyError(
         "Tensor.__setitem__", f"A tensor cannot be changed in place ({self.name}[...] = ...): build a new one, e.g. "
@@ -189,6 +198,7 @@ def _install():
     Tensor.__int__ = _refuse_scalar("int")
     Tensor.__complex__ = _refuse_scalar("complex")
     Tensor.__round__ = _refuse_scalar("round")
+    Tensor.__index__ = _index
     Tensor.__setitem__ = _setitem
     Tensor.item = _refuse_scalar("Tensor.item")
     Tensor.tolist = _refuse_scalar("Tensor.tolist")
