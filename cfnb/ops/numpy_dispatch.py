@@ -2,26 +2,34 @@
 
 Interface (what the `%%whileloop` magic and a notebook can rely on):
 
-* `Graph.dtype_rules` is "tensorflow" (default) or "numpy"; functions built inside a graph
-  inherit it. Under "numpy", Python ints are int64, floats float64, and mixed dtypes promote as
-  numpy 2 does (weak Python scalars, NEP 50), through visible Cast ops (numpy_rules.py).
+* `Graph.dtype_rules` is "tensorflow" (default) or "numpy"; a FuncGraph (branch, loop body,
+  function) takes its outer graph's value. Under "numpy", Python ints are int64, floats float64,
+  bools bool, numpy values keep their dtypes, and mixed dtypes promote as numpy 2 does (weak
+  Python scalars, NEP 50) through visible Cast ops (numpy_rules.py); `numpy_rules.result_dtype`
+  gives numpy's common DType of some values. `gradients()` builds under TensorFlow's rules.
 * numpy ufuncs (`np.tanh(t)`, `np.maximum(W, t)`, `W @ h`, `ndarray + t`, comparisons) call
-  `Tensor.__array_ufunc__`, which builds graph ops; numpy functions (`np.sum(t, axis=0)`,
-  `np.dot`, `np.where`, `np.concatenate`, `np.linalg.norm`, ... see `FUNCTIONS`) call
-  `Tensor.__array_function__`. Either works when only one argument is a Tensor and the others
-  are ndarrays or Python numbers. Anything else is refused *before numpy runs* with
-  `cfnb.errors.UnsupportedNumpyError` (a TypeError; `.function` is the numpy name, the message
+  `Tensor.__array_ufunc__`, which builds graph ops (see `UFUNC_OPERATORS`, `UFUNCS`,
+  `UFUNC_REDUCE`); numpy functions (`np.sum(t, axis=0, keepdims=True)`, `np.dot`, `np.where`,
+  `np.concatenate`, `np.linalg.norm`, ... see `FUNCTIONS`) call `Tensor.__array_function__`.
+  Either works when only one argument is a Tensor and the others are ndarrays or Python numbers.
+  Anything else is refused *before numpy runs* with `cfnb.errors.UnsupportedNumpyError` (a
+  TypeError; `.function` is the numpy name, e.g. "numpy.linalg.inv"; the message names it and
   says what to write instead).
-* ndarray's methods and attributes on Tensor: `.reshape(2, 1)` / `.reshape((2, -1))`, `.T`,
-  `.transpose()`, `.sum/.mean/.max/.min/.prod/.all/.any(axis=None, keepdims=False)`,
-  `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`, `.flatten()`,
-  `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.ndim`, `.size` (an int when static),
-  `len(t)` of a static leading dimension (numpy rules only; TensorFlow's error otherwise), `@`
-  with numpy's 1-D rules under numpy rules, `.item()`, `float(t)`, `int(t)` refused clearly.
-* `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`,
-  which raises UnsupportedNumpyError). Rewrite subscripts `a[k]` to
-  `cfnb.ops.numpy_dispatch.getitem(a, k)`: it slices in the graph when `k` holds tensors (a
-  Python list or ndarray becomes a constant first) and is plain `a[k]` otherwise.
+* ndarray's methods and attributes on Tensor: `.reshape(2, 1)` / `.reshape((2, -1))` (dims may
+  be tensors), `.T`, `.transpose()`, `.sum/.mean/.max/.min/.prod/.all/.any(axis=None,
+  keepdims=False)`, `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`,
+  `.flatten()`, `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.ndim`, `.size` (an int
+  when static, else a Size tensor), `len(t)` of a static leading dimension (numpy rules only;
+  TensorFlow's error otherwise), `@` with numpy's 1-D rules (numpy rules only). Refused with
+  UnsupportedNumpyError: `.item()`, `.tolist()`, `float(t)`, `int(t)`, `round(t)`, `t[i] = v`,
+  and a tensor used as a Python integer (`[1, 2][t]`, `range(t)`, `X[t:]` on an ndarray).
+* `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`, which
+  raises UnsupportedNumpyError). Rewrite subscripts `a[k]` to `getitem(a, k)` (this module's,
+  from numpy_functions.py): it slices in the graph when `k` holds tensors (an ndarray or a list of
+  numbers becomes a constant first; a 1-D integer tensor gathers) and is plain `a[k]` otherwise.
+  Indices must be int32/int64 tensors.
+* `cfnb.print(*inputs, output_stream="stderr", sep=" ", end="\\n", summarize=3, formatter=
+  "tensorflow" | "python", name=None)` is tf.print (logging_ops.py, string_format.py).
 """
 import numpy as np
 
