@@ -196,3 +196,26 @@ def test_kernels_give_the_inferred_dtype(g, np_dtype, static):
     for t, v, e in zip(built, run(built, static=static), expected):
         assert np.asarray(v).dtype == t.dtype.as_numpy_dtype == np.asarray(e).dtype, t
         np.testing.assert_allclose(v, e, rtol=1e-6 if np_dtype == np.float32 else 1e-15)
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "executor"])
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_bisection_to_1e_9_with_a_cond_in_the_loop(g, v2, static):
+    """The issue's hang: in float32 `hi - lo` never gets below 1e-9; in float64 it does, in the same
+    number of steps as Python's, to the same bits."""
+    if v2:
+        tf.enable_control_flow_v2()
+
+    def body(lo, hi):
+        mid = (lo + hi) / 2
+        return tf.cond(mid * mid > 2, lambda: (lo, mid), lambda: (mid, hi))
+
+    lo, hi = tf.while_loop(lambda lo, hi: hi - lo > 1e-9, body, [0.0, 2.0])
+    py_lo, py_hi = 0.0, 2.0
+    while py_hi - py_lo > 1e-9:
+        mid = (py_lo + py_hi) / 2
+        if mid * mid > 2:
+            py_hi = mid
+        else:
+            py_lo = mid
+    assert run([lo, hi], static=static) == [py_lo, py_hi]
