@@ -218,3 +218,37 @@ def test_gradients_of_numpy_functions_match_finite_differences(v2):
     numeric = np.array([(total(v + e) - total(v - e)) / 2e-6 for e in np.eye(4) * 1e-6])
     np.testing.assert_allclose(run(dx, {x: v}), numeric, rtol=1e-6, atol=1e-8)
     assert run(y, {x: v}) == pytest.approx(total(v), rel=1e-12)
+
+
+GRADIENT_CASES = {
+    "unary": lambda x, y: np.sum(np.sin(x) * np.cos(y) + np.exp(x) + np.log(np.abs(y)) + np.sqrt(np.abs(x))
+                                 + np.square(y) + np.abs(x) + np.negative(y) + np.tanh(x * y)),
+    "binary": lambda x, y: np.sum(x / y + x ** 3 + np.abs(y) ** 1.5 + np.maximum(x, y) - np.minimum(x, 2 * y)),
+    "reductions": lambda x, y: np.prod(x) + np.min(y) + np.max(x * y) + np.mean(x, axis=0).sum()
+                               + np.sum(y, axis=1, keepdims=True).sum(),
+    "products": lambda x, y: np.sum(x @ y.T) + np.dot(x[0], y[1]) + (x.T @ y).sum() + np.linalg.norm(x),
+    "shapes": lambda x, y: np.sum(np.concatenate([x, y]) ** 2) + np.stack([x, y])[1, 0, 1]
+                           + np.transpose(x).reshape(-1)[3] * y.ravel()[2] + np.clip(x, -0.5, 0.5).sum(),
+    "where": lambda x, y: np.sum(np.where(x > y, x * y, x - y)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_CASES))
+def test_float64_gradients_of_numpy_expressions(name):
+    fn = GRADIENT_CASES[name]
+    xv, yv = RNG.normal(size=(2, 3)), RNG.normal(size=(2, 3)) + 2.0
+    x, y = tf.placeholder(tf.float64, [2, 3]), tf.placeholder(tf.float64, [2, 3])
+    out = fn(x, y)
+    assert out.dtype == tf.float64
+    dx, dy = tf.gradients(out, [x, y])
+    got_x, got_y, value = run([dx, dy, out], {x: xv, y: yv})
+    assert value == pytest.approx(fn(xv, yv), rel=1e-12)
+    for got, which in ((got_x, 0), (got_y, 1)):
+        numeric = np.zeros((2, 3))
+        for k in np.ndindex(2, 3):
+            e = np.zeros((2, 3))
+            e[k] = 1e-6
+            args_plus = (xv + e, yv) if which == 0 else (xv, yv + e)
+            args_minus = (xv - e, yv) if which == 0 else (xv, yv - e)
+            numeric[k] = (fn(*args_plus) - fn(*args_minus)) / 2e-6
+        np.testing.assert_allclose(got, numeric, rtol=1e-5, atol=1e-7)
