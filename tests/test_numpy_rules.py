@@ -219,3 +219,14 @@ def test_bisection_to_1e_9_with_a_cond_in_the_loop(g, v2, static):
         else:
             py_lo = mid
     assert run([lo, hi], static=static) == [py_lo, py_hi]
+
+
+def test_division_follows_the_rules_of_its_inputs_graph():
+    """`tf.divide(t, 2)` for a tensor of a numpy-rules graph that is not the default one."""
+    g = tf.Graph()
+    g.dtype_rules = "numpy"
+    with g.as_default():
+        n = tf.constant(7)
+    q = tf.divide(n, 2)
+    assert q.graph is g and q.dtype == tf.float64
+    assert tf.Session(graph=g).run(q) == 3.5
