@@ -129,3 +129,9 @@ def test_graph_text_stays_one_line_per_op():
     tf.print("a", tf.constant(1), end="\n")
     text = tf.get_default_graph().as_text()
     assert len(text.strip().splitlines()) == 3 and "end=\\n" in text
+
+
+def test_python_formatter_shows_a_0d_array_as_its_scalar():
+    from cfnb.ops.string_format import Slot, format_values
+    text = format_values(("v", Slot(0), [Slot(1)]), [np.array(1.5), np.array(2)], " ", "python", 3)
+    assert text == "v 1.5 " + str([np.int64(2)])  # as print("v", np.float64(1.5), [np.int64(2)])
