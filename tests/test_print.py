@@ -96,12 +96,14 @@ def _loop(v2, n=4):
 EXPECTED_LOOP = "".join(f"i = {i} acc = {sum(k * 0.5 for k in range(i)):g}\n" for i in range(4))
 
 
-@pytest.mark.parametrize("config", [dict(static_schedule=True), dict(static_schedule=False),
-                                    dict(lower_functional_ops=False)], ids=["static", "executor", "strict"])
-@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
-def test_print_in_a_loop_body_prints_every_iteration_in_order(v2, config, capsys):
-    if not v2 and "lower_functional_ops" in config:
-        pytest.skip("v1 loops have no functional op to run strictly")
+PATHS = {"static": dict(static_schedule=True), "executor": dict(static_schedule=False),
+         "strict": dict(lower_functional_ops=False)}
+
+
+@pytest.mark.parametrize("v2, path", [(False, "static"), (False, "executor"),  # v1 has no functional op to call
+                                      (True, "static"), (True, "executor"), (True, "strict")])
+def test_print_in_a_loop_body_prints_every_iteration_in_order(v2, path, capsys):
+    config = PATHS[path]
     i, acc = _loop(v2)
     sess = tf.Session(config=tf.ConfigProto(**config))
     assert sess.run(i) == 4
