@@ -76,8 +76,9 @@ from .ops.control_flow_v2_toggles import (
     disable_control_flow_v2,
     enable_control_flow_v2,
 )
-from .ops.functional_ops import foldl, map_fn, scan
+from .ops.functional_ops import foldl, foldr, scan
 from .ops.logging_ops import Assert, Print
+from .ops.map_fn import map_fn
 from .ops.math_ops import (
     abs,
     add,

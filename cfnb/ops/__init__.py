@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     functional_ops,
     list_ops,
     logging_ops,
+    map_fn,
     math_ops,
     tensor_array_ops,
     variables,
