@@ -511,7 +511,7 @@ def reshape_to_stack_with_minus_one(tf):
 @program
 def reshape_to_shape_of(tf):
     return {"r": tf.reshape(tf.range(60), tf.shape(tf.placeholder_with_default(tf.zeros([5, 12]), [None, 12]))),
-            "s": tf.reshape(tf.range(60), [tf.shape(tf.zeros([5, 3]))[0], 12])}, {}
+            "s": tf.reshape(tf.range(60), tf.stack([tf.shape(tf.zeros([5, 3]))[0], 12]))}, {}
 
 
 @program
@@ -528,7 +528,7 @@ def reshape_to_wrong_constant_shape_is_refused(tf):
 def zeros_ones_fill_of_computed_shapes(tf):
     return {"zeros": tf.zeros(tf.concat([[5], [3, 4]], 0)),
             "slice": tf.zeros(tf.shape(tf.zeros([5, 3, 4]))[1:]),
-            "index": tf.zeros([tf.shape(tf.zeros([5, 3]))[0], 2]),
+            "index": tf.zeros(tf.stack([tf.shape(tf.zeros([5, 3]))[0], 2])),
             "ones": tf.ones(tf.shape(tf.zeros([5, 3])) * 2),
             "fill": tf.fill(tf.concat([[2], tf.shape(tf.zeros([3, 4]))], 0), 1.5),
             "cast": tf.fill(tf.cast(tf.constant([2., 3.]), tf.int32), 1),
