@@ -431,8 +431,7 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
         preds = [p for p, _ in pairs]
         fns = [f for _, f in pairs]
         if default is None:
-            default = fns[-1]
-            preds, fns = preds[:-1], fns[:-1]
+            default, preds, fns = _case_default_action(preds, fns)
             if not preds:
                 return default()
         if exclusive:
@@ -450,6 +449,32 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
         del scope
         return fn()
+
+
+def _case_default_action(preds, fns):
+    """`case` without a default: the last pair becomes the default, guarded by Asserts that its predicate holds
+    and no other does, so that no true predicate at all fails the run with "None of conditions evaluated as
+    True" (TensorFlow's _case_create_default_action). The Asserts are control inputs of the ops the branch
+    creates, so a branch returning an outside tensor checks nothing, as in TensorFlow."""
+    from .array_ops import cast, stack
+    from .logging_ops import Assert
+    from .math_ops import reduce_sum
+    k = len(preds) - 1
+
+    def default_action():
+        checks = []
+        if k:
+            others = stack(list(preds[:k]), name="preds_c")
+            count = reduce_sum(cast(others, dtypes.int32), name="num_true_conds")
+            names = ", ".join(p.name for p in preds[:k])
+            checks.append(Assert(count <= 0, [f"Implementation error: selected default action #{k} was called, but "
+                                              f"some of other predicates are True: : more than 0 conditions ({names}) "
+                                              f"evaluated as True:", others], summarize=k))
+        checks.append(Assert(preds[k], ["Input error: None of conditions evaluated as True:",
+                                        stack(list(preds), name="preds_c")]))
+        with get_default_graph().control_dependencies(checks):
+            return fns[k]()
+    return default_action, preds[:k], fns[:k]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -248,7 +248,7 @@ def _case(tf, x, n_pairs, exclusive):
     return tf.case(pairs, exclusive=exclusive)
 
 
-@program(match="None of conditions evaluated as True")
+@program(match="[Input error: None of conditions evaluated as True:] [0 0]")
 def case_no_true_predicate(tf):
     return {"r": _case(tf, tf.placeholder_with_default(5, []), 2, False)}, {}
 
@@ -258,7 +258,7 @@ def case_no_true_predicate_exclusive(tf):
     return {"r": _case(tf, tf.placeholder_with_default(5, []), 2, True)}, {}
 
 
-@program(match="None of conditions evaluated as True")
+@program(match="[Input error: None of conditions evaluated as True:] [0]")
 def case_one_false_pair(tf):
     return {"r": _case(tf, tf.placeholder_with_default(5, []), 1, False)}, {}
 
