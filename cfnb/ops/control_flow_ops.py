@@ -608,8 +608,23 @@ class WhileContext(ControlFlowContext):
             self._outer_context.AddInnerOp(op)
 
     def _FixControlInputsAndContext(self, enters):  # noqa: N802
+        """Enters are built outside every `control_dependencies` block; give each the control inputs of the
+        enclosing blocks that live in an ancestor context of this loop (not beyond the enclosing loop), so that
+        the whole loop waits for them (TensorFlow's WhileContext._FixControlInputsAndContext)."""
+        g = get_default_graph()
+        outer_while = self._outer_context.GetWhileContext() if self._outer_context is not None else None
         for e in enters:
+            control_inputs = g._control_dependencies_for_inputs({e.op.inputs[0].op})
+            keep = []
+            for c in control_inputs:
+                c_ctxt, ctxt = util.GetOutputContext(c), self._outer_context
+                while ctxt is not c_ctxt and ctxt is not None and ctxt is not outer_while:
+                    ctxt = ctxt.outer_context
+                if ctxt is c_ctxt:
+                    keep.append(c)
             e.op._control_flow_context = self
+            e.op._add_control_inputs([c for c in keep if c not in e.op.control_inputs])
+            g._record_op_seen_by_control_dependencies(e.op)
 
     # --- what GradLoopState adds to loops (gradients of v1 while loops) ---------------------
     def AddForwardLoopCounter(self, outer_grad_state):  # noqa: N802
