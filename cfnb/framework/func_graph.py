@@ -33,7 +33,9 @@ class FuncGraph(Graph):
         return [c[1] for c in self.captures]
 
     def add_argument(self, dtype, shape, name):
-        with self.as_default():
+        # An argument is fed by the call, so it takes no control inputs from the block it is created in
+        # (TensorFlow's _create_substitute_placeholder); the ops reading it get them.
+        with self.as_default(), self.control_dependencies(None):
             from ..ops.array_ops import placeholder
             ph = placeholder(dtype, shape, name=name)
         self.inputs.append(ph)

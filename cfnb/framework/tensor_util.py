@@ -21,10 +21,20 @@ MAX_DEPTH = 64        # nor deeper chains of ops
 
 def constant_value(tensor):
     """The numpy value of `tensor` if it can be computed while building the graph, else None."""
-    return _value(tensor, 0)
+    return _value(tensor, 0, {})
 
 
-def _value(tensor, depth):
+def _small(t):
+    return t.shape.is_fully_defined() and t.shape.num_elements() <= MAX_ELEMENTS
+
+
+def _value(tensor, depth, memo):
+    if tensor not in memo:
+        memo[tensor] = _compute(tensor, depth, memo)
+    return memo[tensor]
+
+
+def _compute(tensor, depth, memo):
     op = tensor.op
     if op.type == "Const":
         return op.get_attr("value")
@@ -37,14 +47,15 @@ def _value(tensor, depth):
             return None
         return np.array(shape.as_list(), out) if op.type == "Shape" else out(shape.num_elements())
     op_def = get_op_def(op.type)
+    # only small values of known shape are computed, so evaluating never allocates much
     if (depth >= MAX_DEPTH or op.type in _NOT_CONSTANT or op_def.needs_state or op_def.kernel is None
             or op.attr.get("_lower_using_switch_merge") is not None
-            or any(t.dtype.as_numpy_dtype is None for t in op.outputs)):
+            or any(t.dtype.as_numpy_dtype is None or not _small(t) for t in op.outputs)):
         return None
     values = []
     for t in op.inputs:
-        v = _value(t, depth + 1)
-        if v is None or np.size(v) > MAX_ELEMENTS:
+        v = _value(t, depth + 1, memo)
+        if v is None:
             return None
         values.append(v)
     try:
