@@ -16,7 +16,7 @@ from .tensor_shape import TensorShape
 _NOT_CONSTANT = {"Placeholder", "PlaceholderWithDefault", "Switch", "Merge", "Enter", "Exit", "NextIteration",
                  "LoopCond", "RefEnter", "RefSwitch", "RefMerge", "ControlTrigger"}
 MAX_ELEMENTS = 1024   # larger intermediate values are not evaluated (TensorFlow's kMaxTensorSize)
-MAX_DEPTH = 64        # nor deeper chains of ops
+MAX_DEPTH = 200       # nor deeper chains of ops (Python recursion)
 
 
 def constant_value(tensor):

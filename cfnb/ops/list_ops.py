@@ -66,8 +66,9 @@ class TensorList:
             known = next((v for v in items if v is not None), None)
             if known is not None:
                 return np.zeros_like(known)
-            raise errors.InvalidArgumentError(op, op, f"Element {index} of the list was never set and its shape "
-                                                      f"is not fully known.")
+            raise errors.InvalidArgumentError(op, op, f"Trying to read an uninitialized tensor (element {index}) but "
+                                                      f"element_shape is not fully defined and no list element is "
+                                                      f"set.")
         return value
 
     def __add__(self, other):

@@ -90,8 +90,9 @@ class TensorArrayState:
                 self.read[index] = self.clear_after_read
                 return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
-                                                      f"index {index} because it has not yet been written to, and "
-                                                      f"the element shape is not fully defined to read zeros.")
+                                                      f"index {index}: it was never written, and the element shape "
+                                                      f"is not fully defined ({self.element_shape or '<unknown>'}) "
+                                                      f"to read zeros. Set the TensorArray's element_shape.")
         if self.clear_after_read:
             self.values[index] = None
             self.read[index] = True

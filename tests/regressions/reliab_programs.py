@@ -491,6 +491,17 @@ def tensor_array_dynamic_gap(tf):
     return {"r": tf.TensorArray(tf.float32, size=0, dynamic_size=True).write(2, 5.).stack()}, {}
 
 
+@program(match="not fully defined")
+def tensor_array_stack_unwritten_without_shape_inference(tf):
+    # v1: no shape to make zeros of (infer_shape=False); v2's TensorList takes it from the written element
+    return {"r": tf.TensorArray(tf.float32, size=3, infer_shape=False).write(1, [1., 2.]).stack()}, {}
+
+
+@program(match="not fully defined")
+def tensor_array_read_unwritten_unknown_shape_is_refused(tf):
+    return {"r": tf.TensorArray(tf.float32, size=3).read(0)}, {}
+
+
 @program
 def tensor_array_read_unwritten_in_loop(tf):
     ta = tf.TensorArray(tf.float32, size=3, element_shape=[]).write(2, 7.)
