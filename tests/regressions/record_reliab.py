@@ -17,7 +17,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from reliab_programs import INIT, MATCH, PROGRAMS  # noqa: E402 - this script's folder is on sys.path
+from reliab_programs import INIT, PROGRAMS, match_for  # noqa: E402 - this script's folder is on sys.path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODES = {"v1": "disable_control_flow_v2", "v2": "enable_control_flow_v2"}
@@ -60,8 +60,9 @@ def main():
         result[mode] = {name: record(tf1, build) for name, build in PROGRAMS.items()}
         for name, got in result[mode].items():
             error = got.get("error")
-            if error is not None and (name not in MATCH or MATCH[name] not in error["message"]):
-                sys.exit(f"{mode} {name}: TensorFlow's error does not say {MATCH.get(name)!r}: {error}")
+            match = match_for(name, mode)
+            if error is not None and (match is None or match not in error["message"]):
+                sys.exit(f"{mode} {name}: TensorFlow's error does not say {match!r}: {error}")
     path = os.path.join(HERE, "reliab_tf.json")
     with open(path, "w") as f:
         json.dump(result, f, indent=1)

@@ -12,6 +12,8 @@ dependencies across control-flow boundaries, TensorArray reads and stacks of unw
 constant shape tensors; then a few cases rewritten from TensorFlow's own tests (map_fn_test.py, functional_ops_test.py,
 control_flow_ops_py_test.py, tensor_array_ops_test.py).
 """
+import collections
+
 import numpy as np
 
 PROGRAMS = {}
@@ -21,8 +23,15 @@ PENDING = {}
 INIT = "__init__"
 
 
+def match_for(name, mode):
+    """The part of TensorFlow's error message cfnb must repeat for program `name` in `mode`, or None."""
+    match = MATCH.get(name)
+    return match.get(mode) if isinstance(match, dict) else match
+
+
 def program(build=None, match=None, modes=("v1", "v2"), pending=None):
-    """Register `build` under its name; `match`: the part of TensorFlow's error message cfnb must repeat; `modes`:
+    """Register `build` under its name; `match`: the part of TensorFlow's error message cfnb must repeat (or
+    {mode: part} where the versions word it differently); `modes`:
     the control-flow versions whose TensorFlow answer is deterministic (see _cond_with_dependency); `pending`:
     {mode: why} where cfnb still differs for a reason another part of issue 9 fixes (a strict xfail, so the
     fix shows up as a failure to remove the entry)."""
@@ -241,6 +250,63 @@ def fold_nested_gradients(tf):
     right = tf.foldr(lambda acc, x: (acc[0] * x[0], acc[1] + acc[0] * x[1]), (a, b))
     da, db = _grads(tf, left + right[0] + right[1], [a, b])
     return {"left": left, "r0": right[0], "r1": right[1], "da": da, "db": db}, {a: [1., 2., 3.], b: [4., 5., 6.]}
+
+
+Point = collections.namedtuple("Point", ("x", "y"))
+
+
+@program
+def map_namedtuple_elems_and_output(tf):
+    r = tf.map_fn(lambda p: Point(p.x + p.y, p.x * p.y), Point(tf.constant([1., 2.]), tf.constant([3., 4.])))
+    return {"x": r.x, "y": r.y}, {}
+
+
+@program(match="don't have the same")
+def scan_list_initializer_tuple_output_is_refused(tf):
+    r = tf.scan(lambda a, x: (a[0] + x, a[1] * x), tf.constant([1, 2]), initializer=[tf.constant(0), tf.constant(1)])
+    return {"a": r[0]}, {}
+
+
+@program
+def scan_dict_elems_reversed(tf):
+    r = tf.scan(lambda a, x: a + x["u"] * x["v"], {"u": tf.constant([1, 2, 3]), "v": tf.constant([4, 5, 6])},
+                initializer=tf.constant(0), reverse=True)
+    return {"r": r}, {}
+
+
+@program
+def scan_and_map_over_unknown_length(tf):
+    elems = tf.placeholder(tf.float32, [None, 2])
+    s = tf.scan(lambda a, x: a + x, elems)
+    m = tf.map_fn(lambda x: tf.reduce_sum(x), elems, infer_shape=False)
+    f = tf.foldr(lambda a, x: a * 2. + x, elems)
+    return {"s": s, "m": m, "f": f}, {elems: [[1., 2.], [3., 4.], [5., 6.]]}
+
+
+@program
+def map_without_back_prop_has_no_gradient(tf):
+    x = tf.placeholder(tf.float32, [3])
+    y = tf.map_fn(lambda v: v * v, x, back_prop=False)
+    z = tf.map_fn(lambda v: v * v, x)
+    dz = tf.gradients(tf.reduce_sum(y + z), x)[0]
+    return {"y": y, "dz": dz}, {x: [1., 2., 3.]}
+
+
+@program
+def map_int_elems_to_float(tf):
+    return {"r": tf.map_fn(lambda x: tf.cast(x, tf.float32) * 0.5, tf.constant([[1, 2], [3, 4]]),
+                           dtype=tf.float32)}, {}
+
+
+@program(match={"v1": "Tried to read from index 0 but array size is: 0",
+                "v2": "Trying to access element 0 in a list with 0 elements"})
+def foldl_over_nothing_without_initializer_fails(tf):
+    return {"r": tf.foldl(lambda a, x: a + x, tf.placeholder_with_default(tf.zeros([0]), [None]))}, {}
+
+
+@program
+def foldl_over_nothing_with_initializer(tf):
+    return {"r": tf.foldl(lambda a, x: a + x, tf.zeros([0, 2]), initializer=tf.ones([2]))}, {}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -720,3 +786,33 @@ def tf_control_flow_test_cond_with_control(tf):
         return a + 2
     r = tf.cond(tf.constant(True), true_branch, lambda: tf.constant(1))
     return {"r": r}, {control_holder: 5.}
+
+
+@program
+def tf_tensor_array_test_gradient_dynamic_unpack_read(tf):
+    # tensor_array_ops_test.testTensorArrayGradientDynamicUnpackRead: grad_ys reach the unstacked value
+    value = tf.placeholder(tf.float32, [2, 2])
+    w = tf.TensorArray(tf.float32, size=0, dynamic_size=True).unstack(value)
+    r0, r1 = w.read(0), w.read(1)
+    (grad,) = tf.gradients(ys=[r0, r1], xs=[value], grad_ys=[tf.constant([2., -2.]), tf.constant([-3., 3.])])
+    return {"r0": r0, "grad": grad}, {value: [[1., -1.], [10., -10.]]}
+
+
+@program
+def tf_tensor_array_test_gradient_split_concat(tf):
+    # tensor_array_ops_test.testTensorArrayGradientSplitConcat
+    value = tf.placeholder(tf.float32, [3, 2])
+    ta = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(value, lengths=tf.constant([2, 1], tf.int64))
+    c = ta.concat()
+    (grad,) = tf.gradients(c, value, grad_ys=tf.constant([[2., -2.], [20., -20.], [200., -200.]]))
+    return {"c": c, "grad": grad}, {value: [[1., -1.], [10., -10.], [100., -100.]]}
+
+
+@program
+def tf_map_fn_test_map_shape(tf):
+    # map_fn_test.testMapShape and testMapUnknownShape: the static shapes map_fn leaves
+    x = tf.constant([[1, 2, 3], [4, 5, 6]])
+    y = tf.map_fn(lambda e: (e[0], e[1] * 2), (x, x), dtype=(tf.int32, tf.int32))
+    p = tf.placeholder(tf.float32)
+    u = tf.map_fn(lambda e: e, p)
+    return {"y0": y[0], "y1": y[1], "u": u}, {p: [1., 2.]}

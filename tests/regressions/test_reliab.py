@@ -67,7 +67,8 @@ def test_program_matches_tensorflow(mode, name, executor):
         assert error is not None, f"cfnb answered {values}; TensorFlow raised {expected['type']}: {expected['message']}"
         phase, e = error
         assert (phase, type(e).__name__) == (expected["phase"], expected["type"]), f"cfnb: {phase} {e!r}"
-        assert programs.MATCH[name] in str(e), f"cfnb's message {str(e)!r} lacks {programs.MATCH[name]!r}"
+        match = programs.match_for(name, mode)
+        assert match in str(e), f"cfnb's message {str(e)!r} lacks {match!r}"
         return
     assert error is None, f"cfnb raised at {error[0]} time: {error[1]!r}"
     assert sorted(values) == sorted(want["values"])
