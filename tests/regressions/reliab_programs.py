@@ -450,6 +450,25 @@ def cond_in_while_under_dependency(tf):
     return {"r": tf.while_loop(lambda i: i < 20, body, [tf.constant(0)])}, {p: 1.0}
 
 
+@program
+def cond_branch_in_loop_depends_on_outer_ops(tf):
+    # a branch inside a loop body depends on an op outside the loop: an assign (no outputs) and a tensor
+    v = _variable(tf, 1.0)
+    a = v.assign_add(1.0)
+    p = tf.placeholder(tf.float32, [])
+    q = p * 2.
+
+    def body(i, x):
+        def true_fn():
+            with tf.control_dependencies([a, q]):
+                return x + 1.
+        return i + 1, tf.cond(i < 2, true_fn, lambda: x * 2.)
+    i, x = tf.while_loop(lambda i, x: i < 4, body, [tf.constant(0), tf.constant(1.)])
+    with tf.control_dependencies([i, x]):
+        read = v.read_value()
+    return {"i": i, "x": x, "v": read}, {INIT: v.initializer, p: 1.}
+
+
 def _cond_with_dependency(tf, pred, where):
     """A cond whose true branch (or the whole cond) depends on `v.assign_add(1.0)`, then a read after the cond.
 
