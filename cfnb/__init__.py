@@ -70,7 +70,8 @@ from .ops.array_ops import (
     zeros_like,
 )
 from .ops.cond_v2 import switch_case
-from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
+from .ops.control_flow_case import case
+from .ops.control_flow_ops import cond, group, tuple_, while_loop, with_dependencies
 from .ops.control_flow_v2_toggles import (
     control_flow_v2_enabled,
     disable_control_flow_v2,

@@ -4,6 +4,7 @@ Importing this package registers every op type (gradient tables rely on that).""
 from . import (  # noqa: F401
     array_ops,
     cond_v2,
+    control_flow_case,
     control_flow_ops,
     data_flow_ops,
     functional_ops,
