@@ -71,15 +71,17 @@ from .ops.array_ops import (
     zeros_like,
 )
 from .ops.cond_v2 import switch_case
-from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
+from .ops.control_flow_case import case
+from .ops.control_flow_ops import cond, group, tuple_, while_loop, with_dependencies
 from .ops.control_flow_v2_toggles import (
     control_flow_v2_enabled,
     disable_control_flow_v2,
     enable_control_flow_v2,
 )
-from .ops.functional_ops import foldl, map_fn, scan
+from .ops.functional_ops import foldl, foldr, scan
 from .ops.logging_ops import Assert, Print
 from .ops.logging_ops import print_v2 as print  # noqa: A001 - `tf.print`
+from .ops.map_fn import map_fn
 from .ops.math_ops import (
     abs,
     add,

@@ -4,8 +4,10 @@ A function sees the outside only through its arguments. When an op inside uses a
 enclosing graph, the FuncGraph *captures* it: it makes a placeholder, records (outer tensor,
 placeholder), and the op reads the placeholder; the functional op (`If`, `While`) then passes the
 outer tensor as an extra input. That is how control flow v2 turns closures into explicit inputs.
+A control dependency on an outer op is captured too (`control_captures`): it becomes a control input of
+the functional op, which then waits for it whichever branch runs.
 """
-from .ops import Graph, Tensor
+from .ops import Graph, Operation, Tensor
 
 
 class FuncGraph(Graph):
@@ -21,6 +23,7 @@ class FuncGraph(Graph):
         self.structured_outputs = None
         self._collections = outer_graph._collections  # variables stay visible inside functions
         self._dtype_rules = outer_graph.dtype_rules  # a cond branch or loop body numbers as its graph does
+        self.control_captures = []  # outer ops a `control_dependencies` block inside named
 
     @property
     def external_captures(self):
@@ -31,7 +34,9 @@ class FuncGraph(Graph):
         return [c[1] for c in self.captures]
 
     def add_argument(self, dtype, shape, name):
-        with self.as_default():
+        # An argument is fed by the call, so it takes no control inputs from the block it is created in
+        # (TensorFlow's _create_substitute_placeholder); the ops reading it get them.
+        with self.as_default(), self.control_dependencies(None):
             from ..ops.array_ops import placeholder
             ph = placeholder(dtype, shape, name=name)
         self.inputs.append(ph)
@@ -52,6 +57,23 @@ class FuncGraph(Graph):
         self.captures.append((tensor, ph))
         self._capture_map[tensor] = ph
         return ph
+
+    def control_dependencies(self, control_inputs):
+        """Control inputs from an enclosing graph cannot be edges inside the function: record them as control
+        captures (the If or While op gets them) and keep the others (TensorFlow's FuncGraph.control_dependencies)."""
+        if control_inputs is None:
+            return super().control_dependencies(control_inputs)
+        inner = []
+        for c in control_inputs:
+            element = c.op if hasattr(c, "_handle") and hasattr(c, "op") else c
+            element = element._as_graph_element() if hasattr(element, "_as_graph_element") else element
+            op = element.op if isinstance(element, Tensor) else element
+            if isinstance(op, Operation) and op.graph is not self:
+                if op not in self.control_captures:
+                    self.control_captures.append(op)
+            else:
+                inner.append(c)
+        return super().control_dependencies(inner)
 
     def _is_ancestor(self, graph):
         g = self.outer_graph

@@ -391,6 +391,12 @@ class Graph:
                 ret.extend(c for c in frame.control_inputs if c not in input_ops)
         return ret
 
+    def _record_op_seen_by_control_dependencies(self, op):
+        """Count `op` as created inside every open `control_dependencies` block (a loop's Enter, which takes
+        the blocks' control inputs itself, so the ops it feeds do not repeat them)."""
+        for frame in self._control_dependencies_stack:
+            frame.seen.add(op)
+
     @contextlib.contextmanager
     def device(self, device_name):
         """`None` clears the enclosing devices; a string is merged field by field into them."""

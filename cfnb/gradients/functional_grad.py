@@ -403,7 +403,8 @@ def _list_from_tensor_grad(op, dlist):
     t = op.inputs[0]
     if dlist is None:
         return None, None
-    return list_ops.tensor_list_stack(dlist, t.dtype, t.shape[1:]), None
+    n = t.shape[0] if t.shape.ndims else None
+    return list_ops.tensor_list_stack(dlist, t.dtype, t.shape[1:], num_elements=-1 if n is None else n), None
 
 
 @RegisterGradient("TensorListGetItem")
@@ -416,10 +417,19 @@ def _list_get_item_grad(op, ditem):
 
 @RegisterGradient("TensorListSetItem")
 def _list_set_item_grad(op, dlist):
-    _, index, item = op.inputs
+    input_list, index, item = op.inputs
     list_grad = list_ops.tensor_list_set_item(dlist, index, _static_zeros(item))
     item_grad = list_ops.tensor_list_get_item(dlist, index, item.dtype, item.shape)
+    if op.get_attr("resize_if_index_out_of_bounds"):
+        # A write past the end grew the list; the incoming list's gradient has the incoming list's length
+        # (TensorFlow's _TensorListSetItemGrad).
+        list_grad = list_ops.tensor_list_resize(list_grad, list_ops.tensor_list_length(input_list))
     return list_grad, None, item_grad
+
+
+@RegisterGradient("TensorListResize")
+def _list_resize_grad(op, dlist):
+    return list_ops.tensor_list_resize(dlist, list_ops.tensor_list_length(op.inputs[0])), None
 
 
 @RegisterGradient("TensorListGather")

@@ -326,6 +326,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                             raise ValueError(f"Incompatible shapes between op input and calculated input gradient. "
                                              f"Forward operation: {op.name}. Original input shape: {t_in.shape}. "
                                              f"Calculated input gradient shape: {in_grad.shape}")
+                        in_grad.set_shape(t_in.shape)  # the gradient has its input's shape (as in TensorFlow)
                     _set_grad(grads, t_in, in_grad)
             if loop_state:
                 loop_state.exit_grad_while_context(op, before=False)

@@ -12,6 +12,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+from ..framework.tensor_util import constant_value, constant_value_as_shape
 
 # ---------------------------------------------------------------------------------------------
 # helpers shared by shape functions
@@ -22,37 +23,15 @@ def _in(op, i):
 
 
 def _const_value(t):
-    """The value of `t` when it is known at graph-build time (a Const, or Shape of a known shape)."""
-    op = t.op
-    if op.type == "Const":
-        return op.get_attr("value")
-    if op.type == "Shape" and op._inputs[0].shape.is_fully_defined():
-        return np.array(op._inputs[0].shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
-    if op.type == "Pack":
-        vals = [_const_value(x) for x in op._inputs]
-        if all(v is not None for v in vals):
-            return np.stack(vals, axis=op.get_attr("axis"))
-    if op.type == "Identity":
-        return _const_value(op._inputs[0])
-    return None
+    """The value of `t` when it is known at graph-build time (tensor_util.constant_value)."""
+    return constant_value(t)
 
 
 def _partial_shape_value(t):
     """The dims that a 1-D shape tensor `t` holds, as far as they are known at build time (None for
-    an unknown or -1 dim), or None when even its length is unknown. TensorFlow's shape functions read
-    shape tensors the same way: a Const, the Shape of a tensor of known rank, a Pack of scalars."""
-    value = _const_value(t)
-    if value is not None:
-        return [int(d) if d >= 0 else None for d in np.reshape(value, -1)]
-    op = t.op
-    if op.type == "Shape" and op._inputs[0].shape.ndims is not None:
-        return op._inputs[0].shape.as_list()
-    if op.type == "Pack" and all(x.shape.ndims == 0 for x in op._inputs):
-        values = [_const_value(x) for x in op._inputs]
-        return [None if v is None or v < 0 else int(v) for v in values]
-    if t.shape.ndims == 1 and t.shape[0] is not None:
-        return [None] * t.shape[0]
-    return None
+    an unknown or -1 dim), or None when even its length is unknown (tensor_util.constant_value_as_shape)."""
+    shape = constant_value_as_shape(t)
+    return None if shape.ndims is None else shape.as_list()
 
 
 def _same(op):
@@ -179,8 +158,9 @@ def _reshape_infer(op):
     if unknown_in > 1 or unknown_out > 1:
         return [(x.dtype, TensorShape(out))]
     if not unknown_in and not unknown_out and known_in != known_out:
-        raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape {out} ({known_out} elements) "
-                         f"for '{op.name}'")
+        raise ValueError(f"Cannot reshape a tensor with {known_in} elements to shape [{','.join(map(str, out))}] "
+                         f"({known_out} elements) for '{op.name}' (op: 'Reshape') with input shapes: {x.shape}, "
+                         f"{s.shape}.")
     if not unknown_in and unknown_out and known_out > 0:
         if known_in % known_out:
             raise ValueError(f"Dimension size must be evenly divisible by {known_out} but is {known_in} for "

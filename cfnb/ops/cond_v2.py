@@ -93,10 +93,12 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
         for fn_graph in (true_graph, false_graph):
             g._add_function(fn_graph)
         stateful = true_graph.is_stateful() or false_graph.is_stateful()
-        op = g.create_op("If" if stateful else "StatelessIf", [pred] + inputs,
-                         {"then_branch": true_graph, "else_branch": false_graph,
-                          "Tout": [t.dtype for t in true_graph.outputs],
-                          "_lower_using_switch_merge": True}, name=scope)
+        # the branches' control dependencies on outer ops hold for the If, whichever branch runs (TF's cond_v2)
+        with g.control_dependencies(true_graph.control_captures + false_graph.control_captures):
+            op = g.create_op("If" if stateful else "StatelessIf", [pred] + inputs,
+                             {"then_branch": true_graph, "else_branch": false_graph,
+                              "Tout": [t.dtype for t in true_graph.outputs],
+                              "_lower_using_switch_merge": True}, name=scope)
         # In a v1 graph every output goes through an Identity (as cond_v2 does), so fetching one
         # output prunes the others once the If is lowered.
         outs = [array_ops.identity(t) for t in op.outputs]
@@ -183,9 +185,10 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         for fg in graphs:
             g._add_function(fg)
         stateful = any(fg.is_stateful() for fg in graphs)
-        op = g.create_op("Case" if stateful else "StatelessCase", [index] + inputs,
-                         {"branches": graphs, "Tout": [t.dtype for t in graphs[0].outputs],
-                          "_lower_using_switch_merge": True}, name=scope)
+        with g.control_dependencies([c for fg in graphs for c in fg.control_captures]):
+            op = g.create_op("Case" if stateful else "StatelessCase", [index] + inputs,
+                             {"branches": graphs, "Tout": [t.dtype for t in graphs[0].outputs],
+                              "_lower_using_switch_merge": True}, name=scope)
         outs = [array_ops.identity(t) for t in op.outputs]
         outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0]), outs)]
         return nest.pack_sequence_as(results[0], outs)

@@ -415,43 +415,6 @@ def _check_cond_pred(pred, label):
                          f"Reduce it first, e.g. with cfnb.reduce_all or cfnb.reduce_any.")
 
 
-def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
-    """The first branch whose predicate is true, as nested conds built in reverse order."""
-    if isinstance(pred_fn_pairs, dict):
-        pairs = sorted(pred_fn_pairs.items(), key=lambda kv: kv[0].name)
-    else:
-        pairs = list(pred_fn_pairs)
-    for p, f in pairs:
-        if not isinstance(p, Tensor) or p.dtype != dtypes.bool_:
-            raise TypeError(f"pred must be Tensor of type bool: {getattr(p, 'name', p)}")
-        if not callable(f):
-            raise TypeError(f"fn for pred {p.name} must be callable.")
-    g = get_default_graph()
-    with g.name_scope(name) as scope:
-        preds = [p for p, _ in pairs]
-        fns = [f for _, f in pairs]
-        if default is None:
-            default = fns[-1]
-            preds, fns = preds[:-1], fns[:-1]
-            if not preds:
-                return default()
-        if exclusive:
-            from .array_ops import cast as _cast
-            from .array_ops import stack as _stack
-            from .logging_ops import Assert
-            from .math_ops import reduce_sum
-            count = reduce_sum(_cast(_stack(list(preds)), dtypes.int32))
-            message = (f"Input error: exclusive=True: more than 1 conditions "
-                       f"({', '.join(p.name for p in preds)}) evaluated as True:")
-            check = Assert(count <= 1, [message], name="Assert")
-            preds = [with_dependencies([check], p) for p in preds]
-        fn = default
-        for p, f in reversed(list(zip(preds, fns))):
-            fn = (lambda p=p, f=f, rest=fn: cond(p, f, rest, strict=strict))
-        del scope
-        return fn()
-
-
 # ---------------------------------------------------------------------------------------------
 # while_loop
 
@@ -583,8 +546,23 @@ class WhileContext(ControlFlowContext):
             self._outer_context.AddInnerOp(op)
 
     def _FixControlInputsAndContext(self, enters):  # noqa: N802
+        """Enters are built outside every `control_dependencies` block; give each the control inputs of the
+        enclosing blocks that live in an ancestor context of this loop (not beyond the enclosing loop), so that
+        the whole loop waits for them (TensorFlow's WhileContext._FixControlInputsAndContext)."""
+        g = get_default_graph()
+        outer_while = self._outer_context.GetWhileContext() if self._outer_context is not None else None
         for e in enters:
+            control_inputs = g._control_dependencies_for_inputs({e.op.inputs[0].op})
+            keep = []
+            for c in control_inputs:
+                c_ctxt, ctxt = util.GetOutputContext(c), self._outer_context
+                while ctxt is not c_ctxt and ctxt is not None and ctxt is not outer_while:
+                    ctxt = ctxt.outer_context
+                if ctxt is c_ctxt:
+                    keep.append(c)
             e.op._control_flow_context = self
+            e.op._add_control_inputs([c for c in keep if c not in e.op.control_inputs])
+            g._record_op_seen_by_control_dependencies(e.op)
 
     # --- what GradLoopState adds to loops (gradients of v1 while loops) ---------------------
     def AddForwardLoopCounter(self, outer_grad_state):  # noqa: N802

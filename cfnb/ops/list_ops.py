@@ -51,21 +51,24 @@ class TensorList:
         items = tuple(items)
         return cls(None, None, len(items), element_shape, element_dtype, items=items)
 
-    def item(self, op, index):
+    def item(self, op, index, element_shape=None):
+        """Element `index`; one reserved but never set reads as zeros of the element shape, which comes from the
+        op's `element_shape` input, the list's, or another element (TensorFlow's TensorListGetItem)."""
         items = self.to_list()
         if not 0 <= index < len(items):
             raise errors.InvalidArgumentError(op, op, f"Trying to access element {index} in a list with "
                                                       f"{len(items)} elements.")
         value = items[index]
-        if value is None:  # reserved but never set: TensorFlow reads zeros of the element shape
+        if value is None:
+            shape = _first_known(element_shape, self.element_shape)
+            if shape is not None:
+                return np.zeros(shape, dtype=self.element_dtype)
             known = next((v for v in items if v is not None), None)
             if known is not None:
                 return np.zeros_like(known)
-            shape = np.asarray(self.element_shape).reshape(-1)
-            if shape.size and (shape >= 0).all():
-                return np.zeros(tuple(int(d) for d in shape), dtype=self.element_dtype)
-            raise errors.InvalidArgumentError(op, op, f"Element {index} of the list was never set and its shape "
-                                                      f"is not fully known.")
+            raise errors.InvalidArgumentError(op, op, f"Trying to read an uninitialized tensor (element {index}) but "
+                                                      f"element_shape is not fully defined and no list element is "
+                                                      f"set.")
         return value
 
     def __add__(self, other):
@@ -82,6 +85,20 @@ class TensorList:
 
     def __repr__(self):
         return f"<TensorList of {self.length} {np.dtype(self.element_dtype).name}>"
+
+
+def known_shape(element_shape):
+    """An element_shape tensor value (-1 for an unknown rank or dimension) as a tuple when fully known, else None."""
+    if element_shape is None:
+        return None
+    shape = np.asarray(element_shape)
+    if shape.ndim == 0 or (shape < 0).any():
+        return None
+    return tuple(int(d) for d in shape)
+
+
+def _first_known(*element_shapes):
+    return next((s for s in map(known_shape, element_shapes) if s is not None), None)
 
 
 def empty(element_shape, element_dtype):
@@ -176,12 +193,23 @@ def _set_item_kernel(op):
     return set_item
 
 
+def _resize_kernel(op):
+    def resize(handle, size):
+        items, size = handle.to_list(), int(size)
+        items = items[:size] + [None] * (size - len(items))
+        return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
+    return resize
+
+
 def _stack_kernel(op):
     def stack(handle, element_shape):
-        items = [handle.item(op, k) for k in range(handle.length)]
+        items = [handle.item(op, k, element_shape) for k in range(handle.length)]
         if not items:
-            shape = [int(d) for d in np.asarray(element_shape).reshape(-1)]
-            return np.zeros([0] + [max(d, 0) for d in shape], dtype=handle.element_dtype)
+            shape = _first_known(element_shape, handle.element_shape)
+            if shape is None:
+                raise errors.InvalidArgumentError(op, op, "Tried to stack elements of an empty list with "
+                                                          "non-fully-defined element_shape.")
+            return np.zeros((0,) + shape, dtype=handle.element_dtype)
         return np.stack(items)
     return stack
 
@@ -193,7 +221,7 @@ def _from_tensor_kernel(op):
 
 def _gather_kernel(op):
     def gather(handle, indices, element_shape):
-        items = [handle.item(op, int(k)) for k in np.reshape(indices, -1)]
+        items = [handle.item(op, int(k), element_shape) for k in np.reshape(indices, -1)]
         return np.stack(items) if items else np.zeros([0], dtype=handle.element_dtype)
     return gather
 
@@ -222,10 +250,14 @@ def _stacked_infer(op):
 
 register_op("TensorListReserve", _variant, _reserve_kernel)
 register_op("TensorListSetItem", _variant, _set_item_kernel)
-register_op("TensorListGetItem", _element_infer, lambda op: lambda handle, index, shape: handle.item(op, int(index)))
+register_op("TensorListGetItem", _element_infer,
+            lambda op: lambda handle, index, shape: handle.item(op, int(index), shape))
+register_op("TensorListResize", _variant, _resize_kernel)
 register_op("TensorListStack", _stacked_infer, _stack_kernel)
 register_op("TensorListFromTensor", _variant, _from_tensor_kernel)
-register_op("TensorListGather", _stacked_infer, _gather_kernel)
+register_op("TensorListGather", lambda op: [(op.get_attr("element_dtype"), TensorShape(
+    [op._inputs[1].shape[0] if op._inputs[1].shape.ndims else None]).concatenate(op.get_attr("element_shape_static")))],
+    _gather_kernel)
 register_op("TensorListScatterIntoExistingList", _variant, _scatter_kernel)
 
 
@@ -255,6 +287,12 @@ def tensor_list_set_item(handle, index, item, resize_if_index_out_of_bounds=Fals
     return apply_op("TensorListSetItem", [("input_handle", handle), ("index", index), ("item", item)],
                     {**_attrs(item.dtype, item.shape), "resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
                     name=name, default_name="TensorListSetItem", dtypes={"index": dtypes.int32}).outputs[0]
+
+
+def tensor_list_resize(handle, size, name=None):
+    """The list cut or padded (with unset elements) to `size`: what undoes a resizing SetItem in its gradient."""
+    return apply_op("TensorListResize", [("input_handle", handle), ("size", size)], {}, name=name,
+                    default_name="TensorListResize", dtypes={"size": dtypes.int32}).outputs[0]
 
 
 def tensor_list_get_item(handle, index, element_dtype, element_shape=None, name=None):
@@ -313,8 +351,13 @@ def _split_kernel(op):
     return split
 
 
-register_op("TensorListConcatV2", lambda op: [(op.get_attr("element_dtype"), TensorShape(None)),
-                                              (dtypes.int64, TensorShape([None]))], _concat_kernel, multi_output=True)
+def _concat_infer(op):
+    shape = op.get_attr("element_shape_static")
+    return [(op.get_attr("element_dtype"), TensorShape([None]).concatenate(shape[1:]) if shape.ndims else shape),
+            (dtypes.int64, TensorShape([None]))]
+
+
+register_op("TensorListConcatV2", _concat_infer, _concat_kernel, multi_output=True)
 register_op("TensorListSplit", _variant, _split_kernel)
 
 

@@ -9,14 +9,24 @@ from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 
 
+def _summarize(value, summarize):
+    """A tensor as TensorFlow's Assert prints it: `[1 2 3...]` (the first `summarize` elements), booleans as 0/1."""
+    value = np.asarray(value)
+    if value.dtype == np.bool_:
+        value = value.astype(np.int8)
+    if value.ndim > 1:
+        return np.array2string(value, threshold=summarize)
+    flat = [str(v) for v in value.reshape(-1)]
+    return "[" + " ".join(flat[:summarize]) + ("..." if len(flat) > summarize else "") + "]"
+
+
 def _assert_kernel(op, state):
     summarize = op.get_attr("summarize")
 
     def assert_(condition, *data):
         if not bool(condition):
-            parts = [d if isinstance(d, str) else np.array2string(np.asarray(d), threshold=summarize)
-                     for d in data]
-            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(f"[{p}]" for p in parts))
+            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(
+                f"[{d}]" if isinstance(d, str) else _summarize(d, summarize) for d in data))
     return assert_
 
 

@@ -18,9 +18,10 @@ class TensorArrayState:
     """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
 
     __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read",
-                 "accumulate", "grads")
+                 "accumulate", "grads", "identical_element_shapes")
 
-    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape, accumulate=False):
+    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape, accumulate=False,
+                 identical_element_shapes=False):
         self.name = name
         self.dtype = dtype
         self.size = int(size)
@@ -31,6 +32,9 @@ class TensorArrayState:
         self.read = [False] * self.size
         self.accumulate = accumulate  # a gradient TensorArray: writes to one index add up
         self.grads = {}               # gradient TensorArrays, by gradient source
+        # infer_shape: the first write fixes the element shape, so unwritten elements read as zeros of it
+        # (TensorFlow's identical_element_shapes and TensorArray::LockedWriteOrAggregate)
+        self.identical_element_shapes = identical_element_shapes
 
     def _check_index(self, op, index, writing):
         if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
@@ -62,6 +66,8 @@ class TensorArrayState:
                                                       f"with the TensorArray's inferred element shape: "
                                                       f"{self.element_shape}.")
         self.values[index] = value
+        if self.identical_element_shapes and (self.element_shape is None or not self.element_shape.is_fully_defined()):
+            self.element_shape = TensorShape(value.shape)
 
     def read_at(self, op, index):
         index = int(index)
@@ -80,9 +86,13 @@ class TensorArrayState:
                     op, op, f"TensorArray {self.name}: Could not read index {index} twice because it was cleared "
                             f"after a previous read (perhaps try setting clear_after_read = false?)")
             if self.element_shape is not None and self.element_shape.is_fully_defined():
+                # TensorFlow reads zeros there, and (clear_after_read) counts it as read
+                self.read[index] = self.clear_after_read
                 return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
-                                                      f"index {index} because it has not yet been written to.")
+                                                      f"index {index}: it was never written, and the element shape "
+                                                      f"is not fully defined ({self.element_shape or '<unknown>'}) "
+                                                      f"to read zeros. Set the TensorArray's element_shape.")
         if self.clear_after_read:
             self.values[index] = None
             self.read[index] = True
@@ -100,8 +110,9 @@ def _elem(op):
 def _ta_kernel(op, state):
     dt = op.get_attr("dtype").as_numpy_dtype
     dyn, clear, shape = op.get_attr("dynamic_size"), op.get_attr("clear_after_read"), op.get_attr("element_shape")
-    name = op.name
-    return lambda size: (TensorArrayState(name, dt, size, dyn, clear, shape), np.float32(0))
+    name, identical = op.name, op.attr.get("identical_element_shapes", False)
+    return lambda size: (TensorArrayState(name, dt, size, dyn, clear, shape, identical_element_shapes=identical),
+                         np.float32(0))
 
 
 register_op("TensorArrayV3", lambda op: [(dtypes.resource, TensorShape([2])), (dtypes.float32, TensorShape([]))],
@@ -123,9 +134,14 @@ def _gather_kernel(op, state):
     def gather(handle, indices, flow):
         vals = [handle.read_at(op, i) for i in np.reshape(indices, -1)]
         if not vals:
-            shape = handle.element_shape.as_list() if handle.element_shape is not None and \
-                handle.element_shape.is_fully_defined() else [0]
-            return np.zeros([0] + shape, dtype=handle.dtype)
+            # TensorFlow packs nothing only into a known element shape: the handle's, else the one the graph
+            # inferred from the writes (the `element_shape` attr of TensorArrayGatherV3)
+            for shape in (handle.element_shape, _elem(op)):
+                if shape is not None and shape.is_fully_defined():
+                    return np.zeros([0] + shape.as_list(), dtype=handle.dtype)
+            raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape {_elem(op)} is "
+                                                    f"not fully defined. Currently only static shapes are supported "
+                                                    f"when packing zero-size TensorArrays.")
         return np.stack(vals)
     return gather
 
@@ -197,17 +213,19 @@ class TensorArray:
         # Shared (one list) between every TensorArray object rebuilt around a new flow, so a shape
         # learnt from a write inside a loop body is known to reads after the loop.
         self._element_shape = [as_shape(element_shape) if element_shape is not None else TensorShape(None)]
+        self._size = None
         if handle is not None:
             self._handle, self._flow = handle, flow
             return
         if size is None:
             raise ValueError("Size must be provided if handle is not provided")
+        self._size = size
         g = get_default_graph()
         with g.name_scope(name or "TensorArray") as scope:
             op = apply_op("TensorArrayV3", [("size", size)],
                           {"dtype": self._dtype, "element_shape": self._element_shape[0] if element_shape is not None
                            else None, "element_shape_holder": self._element_shape, "dynamic_size": self._dynamic_size,
-                           "clear_after_read": self._clear_after_read,
+                           "clear_after_read": self._clear_after_read, "identical_element_shapes": bool(infer_shape),
                            "tensor_array_name": tensor_array_name or ""},
                           name=scope, dtypes={"size": dtypes.int32})
         self._handle, self._flow = op.outputs
@@ -224,7 +242,7 @@ class TensorArray:
     def _with_new_flow(self, flow):
         ta = TensorArray(self._dtype, handle=self._handle, flow=flow, infer_shape=self._infer_shape,
                          dynamic_size=self._dynamic_size, clear_after_read=self._clear_after_read)
-        ta._element_shape = self._element_shape
+        ta._element_shape, ta._size = self._element_shape, self._size
         return ta
 
     def _merge_element_shape(self, shape):
@@ -283,8 +301,16 @@ class TensorArray:
             return self.scatter(range_(0, n), value, name=scope)
 
     def concat(self, name=None):
-        return apply_op("TensorArrayConcatV3", [("handle", self._handle), ("flow_in", self._flow)], self._attrs(),
-                        name=name, default_name="TensorArrayConcatV3").outputs[0]
+        value = apply_op("TensorArrayConcatV3", [("handle", self._handle), ("flow_in", self._flow)], self._attrs(),
+                         name=name, default_name="TensorArrayConcatV3").outputs[0]
+        shape = self._element_shape[0]
+        if self._infer_shape and shape.ndims and shape[0] is not None:
+            # TensorFlow's _GraphTensorArray.concat: a constant size times a known first dimension
+            from ..framework.tensor_util import constant_value
+            size = self._size if isinstance(self._size, int) else constant_value(self._size)
+            if size is not None and not self._dynamic_size:
+                value.set_shape([int(size) * shape[0]] + shape.as_list()[1:])
+        return value
 
     def split(self, value, lengths, name=None):
         with get_default_graph().name_scope(name or "TensorArraySplit") as scope:
@@ -396,7 +422,7 @@ class TensorArrayV2:
 
     def concat(self, name=None):
         from . import list_ops
-        return list_ops.tensor_list_concat(self._flow, self._dtype, name=name)[0]
+        return list_ops.tensor_list_concat(self._flow, self._dtype, self._element_shape[0], name=name)[0]
 
     def split(self, value, lengths, name=None):
         from . import list_ops

@@ -173,12 +173,14 @@ class _UnreadVariable(Variable):
     name = property(lambda self: self._parent_op.name)
     op = property(lambda self: self._parent_op)
 
+    # The graph being built, not the handle's: inside a cond_v2 branch or a while_v2 body the update and its
+    # reads live in the function while the handle stays outside.
     def _read(self):
-        with self.graph.control_dependencies([self._parent_op]):
+        with get_default_graph().control_dependencies([self._parent_op]):
             return super()._read()
 
     def _update(self, op_type, value, name, read_value):
-        with self.graph.control_dependencies([self._parent_op]):
+        with get_default_graph().control_dependencies([self._parent_op]):
             return super()._update(op_type, value, name, read_value)
 
 

@@ -145,10 +145,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         stateful = cond_graph.is_stateful() or body_graph.is_stateful()
         inputs = [counter, max_iter] + flat + captures
         output_shapes = [as_shape([]), as_shape([])] + shapes + [t.shape for t in captures]
-        op = g.create_op("While" if stateful else "StatelessWhile", inputs,
-                         {"cond": cond_graph, "body": body_graph, "T": [t.dtype for t in inputs],
-                          "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
-                          "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
+        with g.control_dependencies(cond_graph.control_captures + body_graph.control_captures):  # TF's while_v2
+            op = g.create_op("While" if stateful else "StatelessWhile", inputs,
+                             {"cond": cond_graph, "body": body_graph, "T": [t.dtype for t in inputs],
+                              "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
+                              "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
         n = len(flat)
         # In a v1 graph every output goes through an Identity (as while_v2 does), so fetching one
         # output prunes the others once the While is lowered.

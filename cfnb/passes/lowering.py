@@ -57,11 +57,11 @@ class _Lowering:
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
             if op.type in ("If", "StatelessIf"):
-                new_outputs, node = self.lower_if(op, tmap, prefix)
+                new_outputs, node = self.lower_if(op, tmap, prefix, opmap)
             elif op.type in ("While", "StatelessWhile"):
-                new_outputs, node = self.lower_while(op, tmap, prefix)
+                new_outputs, node = self.lower_while(op, tmap, prefix, opmap)
             elif op.type in ("Case", "StatelessCase"):
-                new_outputs, node = self.lower_case(op, tmap, prefix)
+                new_outputs, node = self.lower_case(op, tmap, prefix, opmap)
             else:
                 inputs = []
                 for slot, t in enumerate(op.inputs):
@@ -91,13 +91,22 @@ class _Lowering:
             opmap[op]._update_input(slot, tmap[t])
         return tmap, opmap
 
+    def _control_source(self, c, tmap, opmap):
+        """The lowered op standing for control input `c` of a functional op: a copy made in the graph being
+        copied (an inlined function's own op), a function argument's value, or an op lowered earlier."""
+        if c in opmap:
+            return opmap[c]
+        if c.outputs and c.outputs[0] in tmap:
+            return tmap[c.outputs[0]].op
+        return self.result.op_map[c]
+
     def inline(self, func_graph, args, prefix, pivot, functional_op):
         tmap, _ = self.copy(func_graph, dict(zip(func_graph.inputs, args)), prefix, pivot,
                             origin=(functional_op.name, func_graph.name))
         return [tmap[t] for t in func_graph.outputs]
 
     # --- If ----------------------------------------------------------------------------------
-    def lower_if(self, op, tmap, prefix):
+    def lower_if(self, op, tmap, prefix, opmap):
         g = self.graph
         name = self._exact(prefix + op.name)
         pred, *inputs = [tmap[t] for t in op.inputs]
@@ -107,7 +116,7 @@ class _Lowering:
             pivot_t = array_ops.identity(switch_t, name="pivot_t")
             switches = [control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
             for c in op.control_inputs:
-                switch_f.op._add_control_input(self.result.op_map[c])
+                switch_f.op._add_control_input(self._control_source(c, tmap, opmap))
             then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/",
                                    pivot_t.op, op)
             else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/",
@@ -118,7 +127,7 @@ class _Lowering:
         return outputs, executed.op
 
     # --- Case (lower_case_op.cc) -----------------------------------------------------------
-    def lower_case(self, op, tmap, prefix):
+    def lower_case(self, op, tmap, prefix, opmap):
         g = self.graph
         name = self._exact(prefix + op.name)
         index, *inputs = [tmap[t] for t in op.inputs]
@@ -131,7 +140,7 @@ class _Lowering:
         with g.as_default(), g.name_scope(name + "/"):
             pivots = [array_ops.identity(t, name="pivot") for t in switch_n(index, "switch_index")]
             for c in op.control_inputs:
-                pivots[0].op._add_control_input(self.result.op_map[c])
+                pivots[0].op._add_control_input(self._control_source(c, tmap, opmap))
             switches = [switch_n(x, f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
             outs = [self.inline(branch, [s[k] for s in switches], f"{name}/branch{k}/", pivots[k].op, op)
                     for k, branch in enumerate(branches)]
@@ -141,7 +150,7 @@ class _Lowering:
         return outputs, executed.op
 
     # --- While ----------------------------------------------------------------------------
-    def lower_while(self, op, tmap, prefix):
+    def lower_while(self, op, tmap, prefix, opmap):
         from ..framework import dtypes
         g = self.graph
         name = self._exact(prefix + op.name)
@@ -154,7 +163,7 @@ class _Lowering:
             if op.control_inputs:
                 gate = g.create_op("NoOp", [], name="LoopControlInputs")
                 for c in op.control_inputs:
-                    gate._add_control_input(self.result.op_map[c])
+                    gate._add_control_input(self._control_source(c, tmap, opmap))
                 for e in enters:
                     e.op._add_control_input(gate)
             merges = [e if r else control_flow_ops.merge([e, e], name="merge")[0] for e, r in zip(enters, resource)]

@@ -1,0 +1,98 @@
+"""`constant_value` and `constant_value_as_shape`: what a tensor holds when the graph alone decides it.
+
+Shape functions use them to turn a shape *tensor* into a static shape: `reshape(x, concat([[5], [3, 4]], 0))`
+has static shape (5, 3, 4), `zeros(shape(y)[1:])` has y's trailing dims. TensorFlow's C++ shape inference
+gets there by evaluating small constant subgraphs (`EvaluateConstantTensor`) and reading partial shapes out of
+Shape, Pack, ConcatV2 and StridedSlice (`InferenceContext::MakeShapeFromShapeTensor`); Python's
+`tensor_util.constant_value` and `constant_value_as_shape` are the same idea. cfnb evaluates with the ops' own
+kernels, so every stateless op counts, as in TensorFlow's C++ inference.
+"""
+import numpy as np
+
+from .registry import get_op_def
+from .tensor_shape import TensorShape
+
+# Never constant: fed or run-time values, and control flow (a value inside a loop or a branch is per-iteration).
+_NOT_CONSTANT = {"Placeholder", "PlaceholderWithDefault", "Switch", "Merge", "Enter", "Exit", "NextIteration",
+                 "LoopCond", "RefEnter", "RefSwitch", "RefMerge", "ControlTrigger"}
+MAX_ELEMENTS = 1024   # larger intermediate values are not evaluated (TensorFlow's kMaxTensorSize)
+MAX_DEPTH = 200       # nor deeper chains of ops (Python recursion)
+
+
+def constant_value(tensor):
+    """The numpy value of `tensor` if it can be computed while building the graph, else None."""
+    return _value(tensor, 0, {})
+
+
+def _small(t):
+    return t.shape.is_fully_defined() and t.shape.num_elements() <= MAX_ELEMENTS
+
+
+def _value(tensor, depth, memo):
+    if tensor not in memo:
+        memo[tensor] = _compute(tensor, depth, memo)
+    return memo[tensor]
+
+
+def _compute(tensor, depth, memo):
+    op = tensor.op
+    if op.type == "Const":
+        return op.get_attr("value")
+    if op.type in ("Shape", "Size", "Rank"):
+        shape = op.inputs[0].shape
+        out = op.get_attr("out_type").as_numpy_dtype if op.type != "Rank" else np.int32
+        if op.type == "Rank":
+            return None if shape.ndims is None else np.int32(shape.ndims)
+        if not shape.is_fully_defined():
+            return None
+        return np.array(shape.as_list(), out) if op.type == "Shape" else out(shape.num_elements())
+    op_def = get_op_def(op.type)
+    # only small values of known shape are computed, so evaluating never allocates much
+    if (depth >= MAX_DEPTH or op.type in _NOT_CONSTANT or op_def.needs_state or op_def.kernel is None
+            or op.attr.get("_lower_using_switch_merge") is not None
+            or any(t.dtype.as_numpy_dtype is None or not _small(t) for t in op.outputs)):
+        return None
+    values = []
+    for t in op.inputs:
+        v = _value(t, depth + 1, memo)
+        if v is None:
+            return None
+        values.append(v)
+    try:
+        out = op_def.kernel(op)(*values)
+    except Exception:  # noqa: BLE001 - a kernel that fails here fails at run time, where it is reported
+        return None
+    if op_def.multi_output:
+        out = out[tensor.value_index]
+    return None if out is None else np.asarray(out)
+
+
+def constant_value_as_shape(tensor):
+    """The (possibly partial) static shape a 1-D shape tensor describes; -1 or an unknown entry is None."""
+    op = tensor.op
+    if tensor.shape.ndims == 0:  # a scalar describes no shape but an unknown rank (-1)
+        return TensorShape(None)
+    if op.type == "Shape":
+        return op.inputs[0].shape
+    if op.type == "Pack":
+        return TensorShape([_dim(constant_value(t)) for t in op.inputs])
+    if op.type == "ConcatV2":
+        shape = TensorShape([])
+        for t in op.inputs[:-1]:
+            shape = shape.concatenate(constant_value_as_shape(t))
+        return shape
+    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape" and not op.get_attr("tensor_slots"):
+        spec = op.get_attr("spec")
+        dims = op.inputs[0].op.inputs[0].shape
+        if len(spec) == 1 and isinstance(spec[0], slice) and dims.ndims is not None:
+            return TensorShape(dims.as_list()[spec[0]])
+    value = constant_value(tensor)
+    if value is not None:
+        return TensorShape([_dim(d) for d in np.reshape(value, -1)])
+    if tensor.shape.ndims == 1 and tensor.shape[0] is not None:
+        return TensorShape([None] * tensor.shape[0])
+    return TensorShape(None)
+
+
+def _dim(value):
+    return None if value is None or int(value) < 0 else int(value)
