@@ -5,7 +5,7 @@ Python inputs inside it (so the constant for `1.0` is named `add/y`), check that
 type attribute agree, then create the op with the scope's name.
 """
 from . import dtypes as _dtypes
-from .ops import Tensor, convert_to_tensor, get_default_graph
+from .ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
 
 
 def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_type=None, dtypes=None,
@@ -22,12 +22,19 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
     g = graph or _graph_of(inputs)
     same = set(same_type or ())
     fixed = {arg: _dtypes.as_dtype(dt) for arg, dt in (dtypes or {}).items()}
+    numpy_rules = None
+    if g.dtype_rules == NUMPY_RULES:
+        from ..ops import numpy_rules  # numpy's promotion: an op layer concern (it builds Casts)
     with g.as_default(), g.name_scope(name or default_name or op_type) as scope:
+        if numpy_rules is not None and same:
+            inputs = numpy_rules.promote_inputs(op_type, inputs, same)
         t_dtype = t_arg = None
         converted = []
         for arg, value in inputs:
             if arg in fixed:
                 t = _convert_to(value, fixed[arg], arg, op_type)
+                if numpy_rules is not None:
+                    t = numpy_rules.index_input(t, fixed[arg])
                 if t.dtype != fixed[arg]:
                     raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
                                     f"match expected type of {fixed[arg].name}.")
