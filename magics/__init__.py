@@ -67,10 +67,9 @@ def _parse_grads(specs):
 
 
 def _new_graph(rules):
-    try:
-        return cfnb.Graph(dtype_rules=rules)
-    except TypeError:  # an engine without dtype rules: TensorFlow's only
-        return cfnb.Graph()
+    graph = cfnb.Graph()
+    graph.dtype_rules = rules  # "numpy" or "tensorflow"; the functions of the graph inherit it
+    return graph
 
 
 def build(source, namespace, options, filename):
@@ -138,7 +137,9 @@ class _Plan:
         self.runtime = runtime
         with graph.as_default():  # (a list grown in a loop makes its stack op here)
             self.leaves = {name: values_lib.leaves(v) for name, v in values.items()}
-        self.numpy = values_lib.numpy_tensors(graph, runtime.numpy_ops)
+        # Under TensorFlow's rules the values stay numpy (float32, int32), as a session returns them.
+        self.numpy = values_lib.numpy_tensors(graph, runtime.numpy_ops, runtime.python_ops) \
+            if options.dtypes == "numpy" else values_lib.EVERYTHING
         if options.form == "lowered":
             rebuilt = rebuild_v1(graph)
             self.graph, self._tensors, self._ops = rebuilt.graph, rebuilt.tensor_map, rebuilt.op_map
@@ -161,6 +162,7 @@ class _Plan:
             "leaves": {n: [self.tensor(t) for t in ts] for n, ts in self.leaves.items()},
             "grads": self.grads,
             "flags": {n: self.tensor(t) for n, t in runtime.flags.items()},
+            "fallback": {n: [self.tensor(t) for t in values_lib.leaves(v)] for n, v in runtime.fallback.items()},
             "cut": [self.tensor(t) for t, _line, _label in runtime.cut],
             "effects": [self.op(op) for op in runtime.top_effects],
         }
@@ -218,6 +220,9 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
     updates = {}
     for name, value in values.items():
         if name in runtime.flags and not fetched["flags"][name]:
+            if name in runtime.fallback:  # a loop that ran zero times leaves the value before it
+                updates[name] = values_lib.rebuild(runtime.fallback[name], iter(fetched["fallback"][name]),
+                                                   plan.numpy)
             continue  # first assigned in a loop that ran zero times: left undefined, as in Python
         updates[name] = values_lib.rebuild(value, iter(fetched["leaves"][name]), plan.numpy)
     for cut, (_t, line, label) in zip(fetched["cut"], runtime.cut):
@@ -226,10 +231,8 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
             warnings.warn(f"%%whileloop: the loop at line {line} ({what}) was stopped by --maximum-iterations "
                           f"{options.maximum_iterations} before its condition became false", stacklevel=2)
     grads = {k: values_lib.as_plain(v, True) for k, v in fetched["grads"].items()}
-    lowered = (lambda: session._lowered[1].graph) if options.form == "functional" else (lambda: plan.graph)
-    if options.form == "functional" and session._lowered is None:
-        session._runnable([], [], [])
-    result = WhileLoopResult(options.form, plan.graph, graph, lowered(), updates, grads,
+    lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
+    result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
                              lambda: _traced_run(plan))
     return result, updates
 

@@ -98,7 +98,10 @@ class Calls:
             if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
                 return self._numpy_call(line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
             if not _has_tensor(args, kwargs) and not any(isinstance(a, Accumulator) for a in args):
-                return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
+                if isinstance(out, np.generic) and _is_numpy(fn) and out.dtype.kind in "biuf":
+                    out = self.constant(out)  # a numpy scalar: plain Python keeps it numpy wherever it goes
+                return out
             builtin = _BUILTINS.get(fn)
             if builtin is not None:
                 return builtin(self, line, *args, **kwargs)
@@ -131,7 +134,9 @@ class Calls:
                                   f"compute it before the loop")
         args = [cfnb.cast(a, cfnb.float64 if self.options.dtypes == "numpy" else cfnb.float32)
                 if isinstance(a, cfnb.Tensor) and not a.dtype.is_floating else a for a in args]
-        return impl(*args, **kwargs)
+        out = impl(*args, **kwargs)
+        self.python_ops.add(out.op)  # math's functions return Python numbers
+        return out
 
     def _range(self, line, args):
         from .runtime import _Range
@@ -234,13 +239,17 @@ def _minmax(reduce_fn, pair_fn, name):
 
 
 def _float(rt, line, x=0.0):
-    return cfnb.cast(x, cfnb.float64 if rt.options.dtypes == "numpy" else cfnb.float32)
+    out = cfnb.identity(cfnb.cast(x, cfnb.float64 if rt.options.dtypes == "numpy" else cfnb.float32))
+    rt.python_ops.add(out.op)  # float(...) is a Python float whatever went in
+    return out
 
 
 def _int(rt, line, x=0):
     if x.dtype.is_floating:
         x = cfnb.sign(x) * cfnb.floor(cfnb.abs(x))  # toward zero, as Python's int()
-    return cfnb.cast(x, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32)
+    out = cfnb.identity(cfnb.cast(x, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32))
+    rt.python_ops.add(out.op)
+    return out
 
 
 def _round(rt, line, x, ndigits=None):

@@ -26,13 +26,39 @@ from .errors import CellError
 
 
 def _stored_names(nodes, hidden=True):
+    """Names assigned in `nodes`, in order; `xs.append(v)` assigns `xs` (it becomes `xs = ...`)."""
     names = []
     for node in nodes:
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in names:
-                if hidden or not n.id.startswith("__"):
-                    names.append(n.id)
+            name = None
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                name = n.id
+            elif _is_append(n):
+                name = n.value.func.value.id
+            if name is not None and name not in names and (hidden or not name.startswith("__")):
+                names.append(name)
     return names
+
+
+def _is_append(node):
+    call = node.value if isinstance(node, ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords)
+
+
+def _block_names(stmts, loop):
+    """The names a loop body or an if's branches assign and must hand on: the hidden counters and
+    flags of loops nested in it are local to it (desugar.py)."""
+    nested = set()
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.While):
+                nested |= getattr(n, "_cfnb_own", set())
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id.startswith("__iter_")
+                                                 for t in n.targets):
+                nested |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    own = getattr(loop, "_cfnb_own", set()) if loop is not None else set()
+    return [n for n in _stored_names(stmts) if n not in nested or n in own]
 
 
 def _read_names(tree):
@@ -137,8 +163,7 @@ class _Transformer(ast.NodeTransformer):
     def visit_Expr(self, node):  # noqa: N802
         """`xs.append(v)` rebinds `xs`, so a list grown in a loop is one of its loop variables."""
         call = node.value
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-                and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
+        if _is_append(node):
             name = call.func.value.id
             value = self.visit(call.args[0])
             return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
@@ -169,8 +194,8 @@ class _Transformer(ast.NodeTransformer):
 
     def visit_While(self, node):  # noqa: N802
         label = getattr(node, "_cfnb_for", None)
+        names = sorted(_block_names(node.body, node))
         node = self.generic_visit(node)
-        names = sorted(_stored_names(node.body))
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if not read & set(names):
             raise CellError(node.lineno, "the loop's condition reads nothing the body changes, so once true it would "
@@ -186,8 +211,8 @@ class _Transformer(ast.NodeTransformer):
         return [ast.copy_location(n, node) for n in (cond_fn, body_fn, assign)]
 
     def visit_If(self, node):  # noqa: N802
+        names = sorted(_block_names(node.body + node.orelse, None))
         node = self.generic_visit(node)
-        names = sorted(set(_stored_names(node.body)) | set(_stored_names(node.orelse)))
         then, orelse = self._new("then"), self._new("else")
         then_fn = self._function(then, names, node.body + [self._returns(names)])
         else_fn = self._function(orelse, names, (node.orelse or []) + [self._returns(names)])

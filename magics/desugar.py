@@ -25,7 +25,9 @@ AutoGraph's converters, in the same order (`converters/continue_statements.py`,
     (and plainly after it when the loop has no `break`), which is Python's rule.
 
 The result is plain Python again (hidden names start with `__`); the graph builder (compiler.py)
-then turns each `while` into a while_loop and each `if` into a cond.
+then turns each `while` into a while_loop and each `if` into a cond. Each loop's hidden names are
+listed on it (`_cfnb_own`): they are loop variables of that loop only; an enclosing loop or `if`
+sets them up afresh each time (they are local to it, as AutoGraph's liveness would find).
 """
 import ast
 
@@ -80,6 +82,7 @@ class Desugar(ast.NodeTransformer):
         test = ast.Compare(_name(k), [ast.Lt()], [ast.Attribute(_name(it), "length", ast.Load())])
         loop = ast.copy_location(ast.While(test, [item, step] + node.body, node.orelse), node)
         loop._cfnb_for = target  # the error messages name the loop by its variable
+        loop._cfnb_own = {it, k}
         return setup + self._visit_loop(loop)
 
     def visit_While(self, node):  # noqa: N802
@@ -89,10 +92,12 @@ class Desugar(ast.NodeTransformer):
     def _visit_loop(self, node):
         has_break, has_continue = _jumps(node.body, ast.Break), _jumps(node.body, ast.Continue)
         before, after = [], []
+        node._cfnb_own = getattr(node, "_cfnb_own", set())
         if has_break or has_continue:
             n = self._new()
             brk, cont = f"__brk_{n}", f"__cont_{n}"
             flags = ([brk] if has_break else []) + ([cont] if has_continue else [])
+            node._cfnb_own |= set(flags)
             node.body = self._guard(node.body, brk, cont, flags)
             if has_continue:
                 before.append(_assign(cont, ast.Constant(False), node))

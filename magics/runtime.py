@@ -52,6 +52,8 @@ class Runtime(Calls):
         self.first = {}         # name -> the tensor of the cell's first top-level assignment (for --grad)
         self.notebook = {}      # name -> the tensor made from the notebook's value (for --grad)
         self.flags = {}         # name -> boolean tensor: did a top-level loop ever assign it
+        self.fallback = {}      # name -> its value before that loop, if it had one (a zero-trip loop leaves it)
+        self.python_ops = set() # ops whose result plain Python holds as a Python number (float(), math.*)
         self.loops = {}         # While op name -> (line, the loop's label: its `for` variable or None)
         self.op_line = {}       # op -> the cell line that built it
         self.numpy_ops = set()  # ops whose result plain Python would hold as numpy (see values.py)
@@ -249,7 +251,8 @@ class Runtime(Calls):
         if effects:
             op = (outs[0] if outs else None)
             self._effect_done(op.op if op is not None else None)
-        outs = rebuild_flows([then_out[k] for k in keep], outs) if keep else []
+        outs = rebuild_flows([values[k] if isinstance(values[k], Accumulator) else then_out[k] for k in keep],
+                             outs) if keep else []
         result = list(then_out)
         for k, t in zip(keep, outs):
             result[k] = t
@@ -285,12 +288,20 @@ class Runtime(Calls):
     def while_stmt(self, cond_fn, body_fn, values, names, label, line):
         if self.probing:
             return _traced(body_fn, list(values))
-        values = [self.value(v) for v in values]
+        # A `for` target is written before it is read in every iteration, and a name holding what no
+        # loop can carry (a string...) must be rebound by the body: both enter as if undefined, so a
+        # loop that runs zero times leaves their old value, as Python does.
+        old = list(values)
+        values = [_Undefined(names[k]) if names[k] == label or not _carriable(v) else self.value(v)
+                  for k, v in enumerate(values)]
         undefined = [k for k, v in enumerate(values) if isinstance(v, _Undefined)]
         undefined_names = {k: values[k].name for k in undefined}
         lists = [k for k, v in enumerate(values) if isinstance(v, list)]
-        if undefined or lists:
-            values = self._initial_values(body_fn, values, undefined, lists, names, line)
+        # A Python number is weak, as in numpy: `s = 0` then `s += 0.5` in the loop makes s a float.
+        weak = [k for k, v in enumerate(old) if isinstance(v, (int, float)) and not isinstance(v, bool)
+                and not isinstance(values[k], _Undefined)]
+        if undefined or lists or weak:
+            values = self._initial_values(body_fn, values, undefined, lists, names, line, weak)
         # One boolean loop variable per name first assigned in this loop: did an iteration run?
         flags = [cfnb.constant(False) for _ in undefined]
         n = len(values)
@@ -337,11 +348,13 @@ class Runtime(Calls):
         if self.depth == 0:
             for k, flag in zip(undefined, result[n:]):
                 self.flags[undefined_names[k]] = flag
+                if not isinstance(old[k], _Undefined):
+                    self.fallback[undefined_names[k]] = old[k]  # what a zero-trip loop leaves
             if options.maximum_iterations is not None:  # stopped with its condition still true: cut short
                 self.cut.append((cond(*outs), line, label))
         return tuple(outs)
 
-    def _initial_values(self, body_fn, values, undefined, lists, names, line):
+    def _initial_values(self, body_fn, values, undefined, lists, names, line, weak=()):
         """Trace the body once, in a scratch graph, to learn the dtype and shape of names it assigns
         for the first time (they enter the loop as zeros of that dtype and shape) and of the items
         it appends to lists (which become TensorArrays)."""
@@ -364,6 +377,11 @@ class Runtime(Calls):
             initial[k] = cfnb.zeros(out.shape.as_list(), out.dtype)
         for k in lists:
             initial[k] = accumulator_for(self, values[k], outs[k], names[k], line)
+        for k in weak:
+            out = outs[k]
+            if isinstance(out, cfnb.Tensor) and out.dtype != values[k].dtype and out.dtype.is_floating \
+                    and values[k].dtype.is_integer:
+                initial[k] = cfnb.cast(values[k], out.dtype)
         return initial
 
     # --- effects (print) ---------------------------------------------------------------------
@@ -414,6 +432,11 @@ class _Range:
         start, stop, step = self.start, self.stop, self.step
         length = cfnb.maximum(-((start - stop) // step), 0 * step)
         return _Iteration(length, start, step)
+
+
+def _carriable(v):
+    return isinstance(v, (cfnb.Tensor, _Undefined, Accumulator, list, tuple, bool, int, float, np.ndarray,
+                          np.generic)) or hasattr(v, "_flow_for_control_flow")
 
 
 def _is_python_int(v):

@@ -33,7 +33,7 @@ def _function_graphs(graph, seen):
     return seen
 
 
-def numpy_tensors(graph, numpy_ops):
+def numpy_tensors(graph, numpy_ops, python_ops=()):
     """The set of tensors (of `graph` and its functions) that plain Python would hold as numpy."""
     graphs = [graph] + _function_graphs(graph, [])
     found = set()
@@ -64,10 +64,19 @@ def numpy_tensors(graph, numpy_ops):
                     for k, out in enumerate(op.outputs):
                         if any(b.outputs[k] in found for b in branches):
                             changed |= mark(out)
-                elif op.type not in _PYTHON_ALWAYS and (op in numpy_ops or any(t in found for t in op.inputs)):
+                elif op.type not in _PYTHON_ALWAYS and op not in python_ops and \
+                        (op in numpy_ops or any(t in found for t in op.inputs)):
                     for out in op.outputs:
                         changed |= mark(out)
     return found
+
+
+class _Everything:
+    def __contains__(self, item):
+        return True
+
+
+EVERYTHING = _Everything()
 
 
 def as_plain(value, is_numpy):

@@ -38,9 +38,7 @@ class RebuiltGraph:
 def rebuild_v1(graph):
     """A RebuiltGraph: `graph` (with functional control flow) built again with v1 control flow."""
     new = Graph()
-    for attr in ("dtype_rules",):
-        if hasattr(graph, attr):
-            setattr(new, attr, getattr(graph, attr))
+    new.dtype_rules = graph.dtype_rules
     result = RebuiltGraph(new)
     was_v2 = control_flow_v2_toggles.control_flow_v2_enabled()
     control_flow_v2_toggles.disable_control_flow_v2()
