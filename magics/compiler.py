@@ -61,6 +61,32 @@ def _block_names(stmts, loop):
     return [n for n in _stored_names(stmts) if n not in nested or n in own]
 
 
+def _loads(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _exposed(stmts):
+    """(names read before they are surely written in `stmts`, names surely written): AutoGraph's
+    live-in, conservatively (a loop body may not run; an `if` writes what both branches write)."""
+    exposed, written = set(), set()
+    for stmt in stmts:
+        if isinstance(stmt, ast.If):
+            e1, w1 = _exposed(stmt.body)
+            e2, w2 = _exposed(stmt.orelse)
+            exposed |= (_loads(stmt.test) | e1 | e2) - written
+            written |= w1 & w2
+        elif isinstance(stmt, ast.While):
+            e, _ = _exposed(stmt.body)
+            exposed |= (_loads(stmt.test) | e) - written
+        else:
+            reads = _loads(stmt)
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) or _is_append(stmt):
+                reads |= set(_stored_names([stmt]))
+            exposed |= reads - written
+            written |= set(_stored_names([stmt]))
+    return exposed, written
+
+
 def _read_names(tree):
     return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)})
 
@@ -195,6 +221,8 @@ class _Transformer(ast.NodeTransformer):
     def visit_While(self, node):  # noqa: N802
         label = getattr(node, "_cfnb_for", None)
         names = sorted(_block_names(node.body, node))
+        live_in = _loads(node.test) | _exposed(node.body)[0]
+        written_first = tuple(n for n in names if n not in live_in)
         node = self.generic_visit(node)
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if not read & set(names):
@@ -206,7 +234,7 @@ class _Transformer(ast.NodeTransformer):
         body_fn = self._function(body, names, node.body + [self._returns(names)])
         call = self._call("while_stmt", [ast.Name(cond, ast.Load()), ast.Name(body, ast.Load()), self._state(names),
                                          ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
-                                         ast.Constant(label)], node.lineno)
+                                         ast.Constant(label), ast.Constant(written_first)], node.lineno)
         assign = ast.Assign([self._targets(names)], call)
         return [ast.copy_location(n, node) for n in (cond_fn, body_fn, assign)]
 

@@ -285,14 +285,15 @@ class Runtime(Calls):
             self.probing -= 1
 
     # --- while -------------------------------------------------------------------------------
-    def while_stmt(self, cond_fn, body_fn, values, names, label, line):
+    def while_stmt(self, cond_fn, body_fn, values, names, label, written_first, line):
         if self.probing:
             return _traced(body_fn, list(values))
-        # A `for` target is written before it is read in every iteration, and a name holding what no
-        # loop can carry (a string...) must be rebound by the body: both enter as if undefined, so a
-        # loop that runs zero times leaves their old value, as Python does.
+        # A name the body writes before it reads it (a `for` target, a temporary) is not live into the
+        # loop, and one holding what no loop can carry (a string...) must be rebound by the body: both
+        # enter as if undefined (their old value does not matter, whatever its type), and a loop that
+        # runs zero times leaves their old value, as Python does.
         old = list(values)
-        values = [_Undefined(names[k]) if names[k] == label or not _carriable(v) else self.value(v)
+        values = [_Undefined(names[k]) if names[k] in written_first or not _carriable(v) else self.value(v)
                   for k, v in enumerate(values)]
         undefined = [k for k, v in enumerate(values) if isinstance(v, _Undefined)]
         undefined_names = {k: values[k].name for k in undefined}
