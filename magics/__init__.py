@@ -23,7 +23,7 @@ from types import SimpleNamespace
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 
 import cfnb
 from cfnb.passes.to_v1 import rebuild_v1
@@ -276,6 +276,7 @@ def _run_time_error(error, plan):
 @magics_class
 class WhileLoopMagics(Magics):
     @magic_arguments()
+    @kwds(usage="%%whileloop [options]")
     @argument("--grad", action="append", default=[], metavar="OUT:IN[,IN...]",
               help="also compute d OUT / d IN (repeatable), with respect to the cell's own assignment of IN; "
                    "results in grads['dOUT/dIN'] of the result object")

@@ -110,8 +110,10 @@ def check_supported(tree, explicit):
             raise CellError(node.lineno, "define functions in another cell, or use the explicit form: a cell that "
                                          "defines `cond`, `body` and `loop_vars`")
         if isinstance(node, ast.For) and not isinstance(node.target, ast.Name):
-            raise CellError(node.lineno, f"`for {ast.unparse(node.target)} in ...`: loop over one name and unpack "
-                                         f"in the body (`for row in pairs:` then `a, b = row[0], row[1]`)")
+            target = ast.unparse(node.target).strip("()")
+            raise CellError(node.lineno, f"`for {target} in ...`: loop over one name and unpack in the body (`for "
+                                         f"row in pairs:` then `a, b = row[0], row[1]`; for enumerate(xs): `for i in "
+                                         f"range(len(xs)):` then `x = xs[i]`)")
         if isinstance(node, ast.AsyncFor):
             raise CellError(node.lineno, "`async for` is not supported in a %%whileloop cell")
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):

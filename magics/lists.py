@@ -44,6 +44,12 @@ class Accumulator:
     def __repr__(self):
         return f"<list: {len(self.prefix)} items and a TensorArray>"
 
+    def _refuse(self, *args):
+        raise TypeError("a list grown with .append in a loop can only grow with .append there (its items exist "
+                        "only while the graph runs): read it after the cell, or keep the values in an array")
+
+    __add__ = __radd__ = __mul__ = __getitem__ = __iter__ = __contains__ = _refuse
+
 
 def accumulator_for(runtime, before, probed, name, line):
     """The loop variable for list `before`, given what one traced iteration made of it."""

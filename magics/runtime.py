@@ -54,7 +54,7 @@ class Runtime(Calls):
         self.flags = {}         # name -> boolean tensor: did a top-level loop ever assign it
         self.fallback = {}      # name -> its value before that loop, if it had one (a zero-trip loop leaves it)
         self.python_ops = set() # ops whose result plain Python holds as a Python number (float(), math.*)
-        self.loops = {}         # While op name -> (line, the loop's label: its `for` variable or None)
+        self.loops = {}         # While op -> (line, the loop's label: its `for` variable or None)
         self.op_line = {}       # op -> the cell line that built it
         self.numpy_ops = set()  # ops whose result plain Python would hold as numpy (see values.py)
         self._marks = {}        # graph -> (ops seen, current line)
@@ -336,13 +336,15 @@ class Runtime(Calls):
         except _UndefinedUse as e:
             raise CellError(line, str(e)) from None
         except (ValueError, TypeError) as e:
-            if isinstance(e, CellError):
-                raise
+            if isinstance(e, CellError) or _raised_in_cell(e, line):
+                raise  # the body's own code failed: its line is reported (errors.from_python_error)
             raise CellError(line, _name_loop_vars(_short(e), names)) from None
         finally:
             self.depth -= 1
         while_op = next(t for t in flows_in(result)).op
-        self.loops[while_op.name] = (line, label)
+        while while_op.type == "Identity":  # while_v2 hands each output on through an Identity
+            while_op = while_op.inputs[0].op
+        self.loops[while_op] = (line, label)
         if scope_holder:
             self._effect_done(while_op)
         outs = list(result[:n])
@@ -433,6 +435,14 @@ class _Range:
         start, stop, step = self.start, self.stop, self.step
         length = cfnb.maximum(-((start - stop) // step), 0 * step)
         return _Iteration(length, start, step)
+
+
+def _raised_in_cell(error, line):
+    """Was `error` raised by the cell's code on another line than `line` (inside a loop body)?"""
+    import traceback
+    cell_lines = [n for frame, n in traceback.walk_tb(error.__traceback__)
+                  if frame.f_code.co_name.startswith("__body") or frame.f_code.co_name.startswith("__cond")]
+    return bool(cell_lines) and cell_lines[-1] != line
 
 
 def _carriable(v):
