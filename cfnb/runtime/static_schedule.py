@@ -338,6 +338,13 @@ class _Codegen:
             self.set_ref(nid, 1, f"v{nid}_1", True)
             self.set_ref(nid, "live", refs[0], self.maybe_dead[item.in_edges[0]])
             return
+        if kind == MERGE and len(refs) == 2 and not any(port == 1 for _, _, port in self.consumers[nid]):
+            # A cond's two-way Merge whose value_index nobody reads: the first live input, inline.
+            self.emit(indent, f"v{nid}_0 = {refs[0]} if {refs[0]} is not DEAD else {refs[1]}")
+            all_dead = all(self.maybe_dead[e] for e in item.in_edges)
+            self.set_ref(nid, 0, f"v{nid}_0", all_dead)
+            self.set_ref(nid, "live", f"v{nid}_0", all_dead)
+            return
         if kind == MERGE:
             # The first live input wins, as the first live edge does in TensorFlow's executor.
             self.emit(indent, f"_live = [_k for _k, _v in enumerate(({', '.join(refs)},)) if _v is not DEAD]")
