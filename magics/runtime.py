@@ -227,7 +227,8 @@ class Runtime(Calls):
             def run():
                 self.effects.append([])
                 try:
-                    outs = [self.value(fn(*values)[k]) for k in keep]
+                    returned = fn(*values)
+                    outs = [self.value(returned[k]) for k in keep]
                 finally:
                     scope = self.effects.pop()
                 flat = flows_in(outs)

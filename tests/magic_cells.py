@@ -76,6 +76,19 @@ PYTHON_CELLS = {
     "bisection_1e9": "lo, hi = 0.0, 2.0\nwhile hi - lo > 1e-9:\n    mid = (lo + hi) / 2\n    if mid * mid > 2.0:\n"
                      "        hi = mid\n    else:\n        lo = mid",
     "notebook_int_bound": "acc = 0\nfor i in range(n_steps):\n    acc += i",
+    "print_in_branch_in_loop": "s = 0\nfor i in range(5):\n    s += i\n    if i == 3:\n        print('at', i)\n"
+                               "if s > 3:\n    print('big')",
+    "digits": "n = 12345\nd = 0\nwhile n > 0:\n    n //= 10\n    d += 1",
+    "power_of_two": "p = 1\nwhile p < 1000:\n    p *= 2",
+    "triangular": "n = 0\nt = 0\nwhile t < 50:\n    n += 1\n    t += n",
+    "reverse_digits": "n = 1234\nr = 0\nwhile n > 0:\n    r = r * 10 + n % 10\n    n = n // 10",
+    "count_ones": "n = 237\nones = 0\nwhile n > 0:\n    ones += n % 2\n    n //= 2",
+    "binary_search": "lo = 0\nhi = 100\ntarget = 37\nsteps = 0\nwhile lo < hi:\n    mid = (lo + hi) // 2\n"
+                     "    if mid < target:\n        lo = mid + 1\n    else:\n        hi = mid\n    steps += 1",
+    "if_in_nested_while": "c = 0\nu = 0\nwhile u < 3:\n    w = 0\n    while w < 3:\n        if u == w:\n"
+                          "            c += 1\n        w += 1\n    u += 1",
+    "top_level_if": "a = 5\nb = 3\nif a > b:\n    big = a\nelse:\n    big = b",
+    "int_becomes_float_in_loop": "s = 0\nfor k in range(5):\n    s += k / 4",
 }
 
 NUMPY_CELLS = {
