@@ -5,14 +5,14 @@ import warnings
 
 import numpy as np
 import pytest
-from IPython.testing.globalipapp import start_ipython
+from IPython.testing import globalipapp
 
 import cfnb
 
 
 @pytest.fixture(scope="module")
 def ip():
-    shell = start_ipython()
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "cfnb")
     return shell
 

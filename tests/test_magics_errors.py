@@ -10,8 +10,8 @@ from magics.errors import CellError
 
 @pytest.fixture(scope="module")
 def ip():
-    from IPython.testing.globalipapp import start_ipython
-    shell = start_ipython()
+    from IPython.testing import globalipapp
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
     shell.run_line_magic("load_ext", "cfnb")
     return shell
 
