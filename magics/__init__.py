@@ -230,7 +230,7 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
             what = f"`for {label}`" if label else "`while`"
             warnings.warn(f"%%whileloop: the loop at line {line} ({what}) was stopped by --maximum-iterations "
                           f"{options.maximum_iterations} before its condition became false", stacklevel=2)
-    grads = {k: values_lib.as_plain(v, True) for k, v in fetched["grads"].items()}
+    grads = {k: values_lib.as_plain(v, options.dtypes != "numpy") for k, v in fetched["grads"].items()}
     lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
     result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
                              lambda: _traced_run(plan))

@@ -125,8 +125,9 @@ def check_supported(tree, explicit):
 
 
 class _Transformer(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, local_names=()):
         self.counter = 0
+        self.local_names = set(local_names)  # the cell function's own names (assigned, or read from the notebook)
 
     def _new(self, prefix):
         self.counter += 1
@@ -224,6 +225,9 @@ class _Transformer(ast.NodeTransformer):
         label = getattr(node, "_cfnb_for", None)
         names = sorted(_block_names(node.body, node))
         live_in = _loads(node.test) | _exposed(node.body)[0]
+        # Numbers the loop only reads become constants outside it (a loop invariant: a constant Enter).
+        invariants = sorted(n for n in (_loads(node.test) | {m for s in node.body for m in _loads(s)})
+                            if n in self.local_names and n not in names and not n.startswith("__"))
         written_first = tuple(n for n in names if n not in live_in)
         node = self.generic_visit(node)
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -238,7 +242,9 @@ class _Transformer(ast.NodeTransformer):
                                          ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
                                          ast.Constant(label), ast.Constant(written_first)], node.lineno)
         assign = ast.Assign([self._targets(names)], call)
-        return [ast.copy_location(n, node) for n in (cond_fn, body_fn, assign)]
+        captures = [ast.parse(f"try:\n    {n} = __cf.invariant({n})\nexcept NameError:\n    pass").body[0]
+                    for n in invariants]
+        return [ast.copy_location(n, node) for n in captures + [cond_fn, body_fn, assign]]
 
     def visit_If(self, node):  # noqa: N802
         names = sorted(_block_names(node.body + node.orelse, None))
@@ -327,7 +333,8 @@ def compile_cell(source, filename, explicit=False, notebook=()):
     read = _read_names(tree)
     desugar(tree)
     assigned = _stored_names(tree.body, hidden=False)
-    body = _Transformer().visit(ast.Module(_mark_lines(tree.body), [])).body
+    local_names = set(assigned) | {n for n in read if n in notebook}
+    body = _Transformer(local_names).visit(ast.Module(_mark_lines(tree.body), [])).body
     lines = [f"if '{n}' in __ns: {n} = __cf.from_namespace(__ns, '{n}', True)" for n in assigned]
     lines += [f"{n} = __cf.from_namespace(__ns, '{n}', False)" for n in read if n in notebook and n not in assigned]
     prologue = ast.parse("\n".join(lines) or "pass").body

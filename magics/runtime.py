@@ -133,6 +133,12 @@ class Runtime(Calls):
             self.notebook[name] = v
         return v
 
+    def invariant(self, v):
+        """A number a loop reads but does not change: a constant made before the loop."""
+        if isinstance(v, (int, float, np.generic)) and not self.probing:
+            return self.constant(v)
+        return v
+
     @staticmethod
     def state(local_vars, names):
         return tuple(local_vars.get(n, _Undefined(n)) for n in names)
