@@ -143,6 +143,7 @@ class _Plan:
         if options.form == "lowered":
             rebuilt = rebuild_v1(graph)
             self.graph, self._tensors, self._ops = rebuilt.graph, rebuilt.tensor_map, rebuilt.op_map
+            self._as_op = rebuilt.as_op
             self.frames, self._origin, self._names = rebuilt.frames, rebuilt.origin, None
         else:
             self.graph, self._tensors, self._ops = graph, None, None
@@ -171,7 +172,7 @@ class _Plan:
         return t if self._tensors is None else self._tensors[t]
 
     def op(self, op):
-        return op if self._ops is None else self._ops[op]
+        return op if self._ops is None else self._as_op(self._ops[op])
 
     def source_op(self, node):
         """The op of the cell's graph (or one of its functions) that a node of the run stands for."""

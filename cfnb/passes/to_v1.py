@@ -30,7 +30,8 @@ class RebuiltGraph:
     def __init__(self, graph):
         self.graph = graph
         self.tensor_map = {}   # original tensor -> rebuilt tensor (root graph only)
-        self.op_map = {}       # original op -> rebuilt op (for While/If: a NoOp after all its outputs)
+        self.op_map = {}       # original op -> rebuilt op (While/If: ("outputs", tensors); as_op gives a NoOp)
+        self.as_op = None      # as_op(op_map value) -> an op to depend on
         self.origin = {}       # rebuilt op -> original op (functions' ops included)
         self.frames = {}       # while frame name -> the original While op it rebuilds
 
@@ -44,10 +45,16 @@ def rebuild_v1(graph):
     control_flow_v2_toggles.disable_control_flow_v2()
     try:
         with new.as_default():
-            result.tensor_map = _Copier(result).copy(graph.get_operations(), {}, root=True)
+            copier = _Copier(result)
+            result.tensor_map = copier.copy(graph.get_operations(), {}, root=True)
     finally:
         if was_v2:
             control_flow_v2_toggles.enable_control_flow_v2()
+
+    def as_op(node):
+        with new.as_default():
+            return copier.as_op(node)
+    result.as_op = as_op
     return result
 
 
@@ -55,13 +62,17 @@ class _Copier:
     def __init__(self, result):
         self.result = result
         self.graph = result.graph
+        self._groups = {}
 
     def copy(self, ops, tmap, root=False):
         opmap = {}
         for op in _topological(ops):
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
-            deps = [opmap[c] for c in op.control_inputs if c in opmap]
+            if _feeds_only_a_dropped_counter(op):
+                tmap[op.outputs[0]] = None
+                continue
+            deps = [self.as_op(opmap[c]) for c in op.control_inputs if c in opmap]
             if op.type in _WHILE:
                 outputs, node = self.while_(op, tmap, deps)
             elif op.type in _IF:
@@ -69,21 +80,38 @@ class _Copier:
             elif any(tmap.get(t) is None for t in op.inputs):
                 tmap.update((t, None) for t in op.outputs)  # reads the dropped loop counter: dropped too
                 continue
+            elif op.type == "Identity" and not deps and op.inputs[0].op.type in _WHILE + _IF:
+                tmap[op.outputs[0]] = tmap[op.inputs[0]]  # while_v2/cond_v2's output Identity: v1 has none
+                opmap[op] = tmap[op.inputs[0]].op
+                continue
             else:
                 inputs = [tmap[t] for t in op.inputs]
-                name = op.name.rsplit("/", 1)[-1] if not root else op.name
-                node = self.graph.create_op(op.type, inputs, dict(op.attr), name=name)
+                base = op.name if root else op.name.rsplit("/", 1)[-1]
+                # Under the op's own name scope, as an op builder would: a loop invariant it reads
+                # enters the loop as `<op>/Enter`, TensorFlow's v1 naming.
+                with self.graph.name_scope(base) as scope:
+                    node = self.graph.create_op(op.type, inputs, dict(op.attr), name=scope)
                 for d in deps:
                     node._add_control_input(d)
                 outputs = node.outputs
                 for t, new in zip(op.outputs, outputs):
                     new._shape = t.shape
             opmap[op] = node
-            self.result.origin[node] = op
+            if not isinstance(node, tuple):
+                self.result.origin[node] = op
             if root:
                 self.result.op_map[op] = node
             tmap.update((t, new) for t, new in zip(op.outputs, outputs) if new is not None)
         return tmap
+
+    def as_op(self, node):
+        """An op to depend on: a rebuilt loop or cond is the NoOp after all its outputs (made once)."""
+        if isinstance(node, tuple):
+            key = id(node)
+            if key not in self._groups:
+                self._groups[key] = control_flow_ops.group(*node[1])
+            return self._groups[key]
+        return node
 
     def call(self, func_graph, args, wanted=None):
         """The function's outputs (those indexed by `wanted`), its ops copied here with its inputs
@@ -134,7 +162,7 @@ class _Copier:
             outputs[j] = t
         for j, x in invariant.items():
             outputs[j] = x
-        return outputs, control_flow_ops.group(*result)
+        return outputs, ("outputs", list(result))
 
     def if_(self, op, tmap, deps):
         pred, *inputs = [tmap[t] for t in op.inputs]
@@ -145,7 +173,17 @@ class _Copier:
                                         lambda: self.call(else_fg, dict(zip(else_fg.inputs, inputs))),
                                         strict=True, name=name)
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-        return outputs, control_flow_ops.group(*outputs) if outputs else self.graph.create_op("NoOp", [])
+        return outputs, ("outputs", outputs)
+
+
+def _feeds_only_a_dropped_counter(op):
+    """A Const that only feeds the loop counter or limit of unbounded functional Whiles."""
+    if op.type != "Const":
+        return False
+    consumers = [(c, k) for c in op.graph.get_operations() for k, t in enumerate(c.inputs) if t.op is op]
+    return bool(consumers) and all(c.type in _WHILE and k in (0, 1) and not _reads(c.get_attr("cond"),
+                                                                                  c.get_attr("cond").inputs[1])
+                                   for c, k in consumers)
 
 
 def _reads(graph, tensor):
