@@ -275,7 +275,8 @@ class Runtime(Calls):
                 a = b
             elif isinstance(a, list) and isinstance(b, list) and len(b) > len(a):
                 a = b
-            out.append(a)
+            # A number set in a branch is a tensor after the cond: later `if`s on it are conds too.
+            out.append(self.value(a) if isinstance(a, (bool, int, float)) else a)
         return tuple(out)
 
     def _probe(self, fn, values):

@@ -131,6 +131,10 @@ NUMPY_CELLS = {
     "np_print_scalar_in_loop": "pp = 1.0\nfor x in xs[:3]:\n    pp = pp * x\n    print('pp is', pp)",
     "np_dot_accumulate": "acc = 0.0\nfor i in range(len(X)):\n    acc += np.dot(X[i], X[i])",
     "np_mean_of_array": "m = 0.0\nfor k in range(3):\n    m = m + np.mean(M[k])",
+    "np_for_over_dynamic_leading_dim": "s = 0.0\nfor k in range(5):\n    for x in xs[:k]:\n        s += x * k",
+    "np_readme_example": "xs = np.array([3.0, -1.0, 4.0, 1.0, -5.0])\ntotal, kept = 0.0, []\nfor x in xs:\n"
+                         "    if x < 0:\n        continue\n    kept.append(x)\n    total += np.sqrt(x)\n"
+                         "    print('x =', x, 'total =', total)",
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}

@@ -1,7 +1,6 @@
 """%%whileloop in a real IPython shell: notebook names, the explicit form, options, the result object
 and the explorer widget driven from Python. (Cells against plain Python: test_magics_python.py;
 errors: test_magics_errors.py; gradients: test_magics_grad.py; long runs: test_magics_long.py.)"""
-import warnings
 
 import numpy as np
 import pytest

@@ -73,7 +73,7 @@ def test_gradient_of_a_vector_loop(clean):
         return np.sum(h * h)
     for k in range(2):
         e = np.eye(2)[k]
-        np.testing.assert_allclose(grad[k], central_difference(lambda s: f(np.array([0.5, -0.3]) + s * e), 0.0),
+        np.testing.assert_allclose(grad[k], central_difference(lambda s, e=e: f(np.array([0.5, -0.3]) + s * e), 0.0),
                                    rtol=1e-6)
 
 
