@@ -166,3 +166,67 @@ def test_gradient_through_inserted_casts(g, v2):
     numeric = (f(v + h) - f(v - h)) / (2 * h)
     assert run(dx, {x: v}) == pytest.approx(numeric, rel=1e-4)
     assert run(dx, {x: v}) == pytest.approx(3 * (0.5 * np.float32(v) + 0.5 * v + np.cos(v)), rel=1e-7)
+
+
+UNARY = ["negative", "abs", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin", "cos", "tanh", "sigmoid",
+         "sign", "floor", "reciprocal", "relu"]
+NUMPY_UNARY = {"negative": np.negative, "abs": np.abs, "square": np.square, "sqrt": np.sqrt,
+               "rsqrt": lambda x: 1 / np.sqrt(x), "exp": np.exp, "log": np.log, "log1p": np.log1p, "sin": np.sin,
+               "cos": np.cos, "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "sign": np.sign,
+               "floor": np.floor, "reciprocal": np.reciprocal, "relu": lambda x: np.maximum(x, 0)}
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "executor"])
+@pytest.mark.parametrize("np_dtype", [np.float64, np.int64, np.float32, np.int32])
+def test_kernels_give_the_inferred_dtype(g, np_dtype, static):
+    """Every unary op and reduction on each dtype: the value the kernel makes has the dtype the graph
+    says, and numpy's value (a float-only op on integers computes in float64, as numpy's ufunc)."""
+    x = np.array([[1, 2, 3], [4, 5, 7]], dtype=np_dtype)
+    built, expected = [], []
+    for name in UNARY:
+        if name in ("reciprocal",) and np.dtype(np_dtype).kind == "i":
+            continue  # numpy's integer reciprocal truncates; TensorFlow's too, but neither is numpy's float
+        built.append(getattr(tf.nn if name == "relu" else tf, name)(tf.constant(x)))
+        expected.append(NUMPY_UNARY[name](x))
+    for name, np_fn in [("reduce_sum", np.sum), ("reduce_mean", np.mean), ("reduce_max", np.max),
+                        ("reduce_min", np.min), ("reduce_prod", np.prod)]:
+        for axis in (None, 0, 1):
+            built.append(getattr(tf, name)(tf.constant(x), axis=axis))
+            expected.append(np_fn(x, axis=axis))
+    for t, v, e in zip(built, run(built, static=static), expected):
+        assert np.asarray(v).dtype == t.dtype.as_numpy_dtype == np.asarray(e).dtype, t
+        np.testing.assert_allclose(v, e, rtol=1e-6 if np_dtype == np.float32 else 1e-15)
+
+
+@pytest.mark.parametrize("static", [True, False], ids=["static", "executor"])
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_bisection_to_1e_9_with_a_cond_in_the_loop(g, v2, static):
+    """The issue's hang: in float32 `hi - lo` never gets below 1e-9; in float64 it does, in the same
+    number of steps as Python's, to the same bits."""
+    if v2:
+        tf.enable_control_flow_v2()
+
+    def body(lo, hi):
+        mid = (lo + hi) / 2
+        return tf.cond(mid * mid > 2, lambda: (lo, mid), lambda: (mid, hi))
+
+    lo, hi = tf.while_loop(lambda lo, hi: hi - lo > 1e-9, body, [0.0, 2.0])
+    py_lo, py_hi = 0.0, 2.0
+    while py_hi - py_lo > 1e-9:
+        mid = (py_lo + py_hi) / 2
+        if mid * mid > 2:
+            py_hi = mid
+        else:
+            py_lo = mid
+    assert run([lo, hi], static=static) == [py_lo, py_hi]
+
+
+def test_division_follows_the_rules_of_its_inputs_graph():
+    """`tf.divide(t, 2)` for a tensor of a numpy-rules graph that is not the default one."""
+    g = tf.Graph()
+    g.dtype_rules = "numpy"
+    with g.as_default():
+        n = tf.constant(7)
+    q = tf.divide(n, 2)
+    assert q.graph is g and q.dtype == tf.float64
+    assert tf.Session(graph=g).run(q) == 3.5

@@ -96,12 +96,14 @@ def _loop(v2, n=4):
 EXPECTED_LOOP = "".join(f"i = {i} acc = {sum(k * 0.5 for k in range(i)):g}\n" for i in range(4))
 
 
-@pytest.mark.parametrize("config", [dict(static_schedule=True), dict(static_schedule=False),
-                                    dict(lower_functional_ops=False)], ids=["static", "executor", "strict"])
-@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
-def test_print_in_a_loop_body_prints_every_iteration_in_order(v2, config, capsys):
-    if not v2 and "lower_functional_ops" in config:
-        pytest.skip("v1 loops have no functional op to run strictly")
+PATHS = {"static": dict(static_schedule=True), "executor": dict(static_schedule=False),
+         "strict": dict(lower_functional_ops=False)}
+
+
+@pytest.mark.parametrize("v2, path", [(False, "static"), (False, "executor"),  # v1 has no functional op to call
+                                      (True, "static"), (True, "executor"), (True, "strict")])
+def test_print_in_a_loop_body_prints_every_iteration_in_order(v2, path, capsys):
+    config = PATHS[path]
     i, acc = _loop(v2)
     sess = tf.Session(config=tf.ConfigProto(**config))
     assert sess.run(i) == 4
@@ -129,3 +131,9 @@ def test_graph_text_stays_one_line_per_op():
     tf.print("a", tf.constant(1), end="\n")
     text = tf.get_default_graph().as_text()
     assert len(text.strip().splitlines()) == 3 and "end=\\n" in text
+
+
+def test_python_formatter_shows_a_0d_array_as_its_scalar():
+    from cfnb.ops.string_format import Slot, format_values
+    text = format_values(("v", Slot(0), [Slot(1)]), [np.array(1.5), np.array(2)], " ", "python", 3)
+    assert text == "v 1.5 " + str([np.int64(2)])  # as print("v", np.float64(1.5), [np.int64(2)])

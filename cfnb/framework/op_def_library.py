@@ -5,7 +5,8 @@ Python inputs inside it (so the constant for `1.0` is named `add/y`), check that
 type attribute agree, then create the op with the scope's name.
 """
 from . import dtypes as _dtypes
-from .ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from .dtype_rules import NUMPY_RULES
+from .ops import Tensor, convert_to_tensor, get_default_graph
 
 
 def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_type=None, dtypes=None,
@@ -47,7 +48,10 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
                 t = convert_to_tensor(value, name=arg)
                 if arg in same:
                     t_dtype, t_arg = t.dtype, arg
-                    if allowed is not None and t_dtype not in allowed:
+                    # Under numpy's rules an op numpy has a ufunc for takes the dtypes numpy's loop takes
+                    # (np.floor of an int64 is an int64): its kernel is that ufunc.
+                    if allowed is not None and t_dtype not in allowed and not (
+                            numpy_rules is not None and op_type in numpy_rules.UFUNCS and t_dtype.is_numeric):
                         raise TypeError(f"Value passed to parameter '{arg}' has DataType {t_dtype.name} not in "
                                         f"list of allowed values: {', '.join(d.name for d in allowed)}")
             converted.append(t)

@@ -15,7 +15,9 @@ import threading
 
 import numpy as np
 
+from . import dtype_rules as _rules
 from . import dtypes as _dtypes
+from .dtype_rules import NUMPY_RULES, TENSORFLOW_RULES
 from .registry import get_op_def
 from .tensor_shape import as_shape
 
@@ -241,13 +243,11 @@ class Graph:
         visible Cast ops; see cfnb/ops/numpy_rules.py). Functions built inside take the value of
         the graph that encloses them. While `gradients()` builds, every graph follows TensorFlow's
         rules: gradient functions are written for them, and the forward graph already holds the casts."""
-        return _forced_rules[-1] if _forced_rules else self._dtype_rules
+        return _rules.forced() or self._dtype_rules
 
     @dtype_rules.setter
     def dtype_rules(self, rules):
-        if rules not in (TENSORFLOW_RULES, NUMPY_RULES):
-            raise ValueError(f"dtype_rules must be {TENSORFLOW_RULES!r} or {NUMPY_RULES!r}, got {rules!r}")
-        self._dtype_rules = rules
+        self._dtype_rules = _rules.check(rules)
 
     def _next_id(self):
         self._counter += 1
@@ -473,20 +473,6 @@ class Graph:
         return f"<cfnb.Graph with {len(self._ops)} ops>"
 
 
-TENSORFLOW_RULES, NUMPY_RULES = "tensorflow", "numpy"
-_forced_rules = []
-
-
-@contextlib.contextmanager
-def forced_dtype_rules(rules):
-    """Every graph follows `rules` inside the block (gradients() builds under TensorFlow's rules)."""
-    _forced_rules.append(rules)
-    try:
-        yield
-    finally:
-        _forced_rules.pop()
-
-
 # --- the default graph ----------------------------------------------------------------------
 _default_graph_stack = []
 _global_default_graph = [Graph()]
@@ -539,7 +525,7 @@ def infer_dtype(value, rules=TENSORFLOW_RULES):
     Under numpy's rules (`Graph.dtype_rules == "numpy"`) it is the dtype numpy gives it
     (`np.asarray(value).dtype`): float -> float64, int -> int64."""
     if rules == NUMPY_RULES and not isinstance(value, (str, bytes, np.ndarray, np.generic)):
-        return _numpy_infer_dtype(value)
+        return _rules.numpy_dtype_of(value, _elements)
     if isinstance(value, np.ndarray | np.generic):
         return _dtypes.as_dtype(value.dtype)
     if isinstance(value, bool):
@@ -560,23 +546,6 @@ def infer_dtype(value, rules=TENSORFLOW_RULES):
         return kinds.pop() if kinds else _dtypes.float32
     raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. Contents: {value!r}. "
                     f"Consider casting elements to a supported type.")
-
-
-def _numpy_infer_dtype(value):
-    for v in _elements(value):  # refuses Tensors inside lists, as under TensorFlow's rules
-        if isinstance(v, int) and not isinstance(v, bool) and not -(2 ** 63) <= v < 2 ** 63:
-            raise OverflowError(f"Python integer {v} out of bounds for int64")
-    try:
-        npd = np.asarray(value).dtype
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor: {e}") from None
-    if npd.kind in "US":
-        return _dtypes.string
-    try:
-        return _dtypes.as_dtype(npd)
-    except TypeError:
-        raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor: numpy makes it "
-                        f"{npd}, which cfnb does not have. Contents: {value!r}") from None
 
 
 def _check_value_fits(value, dtype):

@@ -14,8 +14,9 @@ when another one has a real one.
 import collections
 
 from ..framework import dtypes
+from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
 from ..framework.func_graph import FuncGraph
-from ..framework.ops import TENSORFLOW_RULES, Tensor, convert_to_tensor, forced_dtype_rules, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
 from ..ops import array_ops, control_flow_util, math_ops, variables
 from . import control_flow_state

@@ -588,6 +588,12 @@ def _getitem(tensor, key):
     """`t[1:3, 0]`, `t[..., None]`, `t[i]` with tensor indices: one StridedSlice op."""
     if not isinstance(key, tuple):
         key = (key,)
+    for item in key:
+        bounds = (item.start, item.stop, item.step) if isinstance(item, slice) else (item,)
+        for b in bounds:
+            if isinstance(b, Tensor) and b.dtype not in (dtypes.int32, dtypes.int64):
+                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
+                                f"int32/int64 tensors are valid indices, got {b!r}")
     spec, dynamic, slots = [], [], []
     for pos, item in enumerate(key):
         if isinstance(item, slice):

@@ -8,8 +8,9 @@ import operator
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.op_def_library import apply_op
-from ..framework.ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from ..framework.dtype_rules import NUMPY_RULES
+from ..framework.op_def_library import _graph_of, apply_op
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_value, _const_value, cast
@@ -203,9 +204,9 @@ def truediv(x, y, name=None):
     """`x / y`: integers are cast to float64 first (TensorFlow's truediv), then a RealDiv.
 
     Under numpy's rules the RealDiv's inputs promote as `np.true_divide`'s (ints to float64)."""
-    g = get_default_graph()
+    g = _graph_of([("x", x), ("y", y)])
     if g.dtype_rules == NUMPY_RULES:
-        with g.name_scope(name or "truediv") as scope:
+        with g.as_default(), g.name_scope(name or "truediv") as scope:
             return apply_op("RealDiv", [("x", x), ("y", y)], name=scope, same_type=("x", "y"),
                             allowed=FLOATS).outputs[0]
     with g.name_scope(name or "truediv") as scope:
@@ -430,7 +431,6 @@ def softmax(logits, axis=None, name=None):
 
 def _overload(fn, scope_name, reverse=False):
     def method(self, other):
-        from ..framework.op_def_library import _graph_of
         g = _graph_of([("x", self)])
         with g.as_default(), g.name_scope(scope_name) as scope:
             if g.dtype_rules == NUMPY_RULES:  # numpy's promotion happens in the op (numpy_rules.py)

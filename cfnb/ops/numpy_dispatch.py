@@ -2,31 +2,40 @@
 
 Interface (what the `%%whileloop` magic and a notebook can rely on):
 
-* `Graph.dtype_rules` is "tensorflow" (default) or "numpy"; functions built inside a graph
-  inherit it. Under "numpy", Python ints are int64, floats float64, and mixed dtypes promote as
-  numpy 2 does (weak Python scalars, NEP 50), through visible Cast ops (numpy_rules.py).
+* `Graph.dtype_rules` is "tensorflow" (default) or "numpy"; a FuncGraph (branch, loop body,
+  function) takes its outer graph's value. Under "numpy", Python ints are int64, floats float64,
+  bools bool, numpy values keep their dtypes, and mixed dtypes promote as numpy 2 does (weak
+  Python scalars, NEP 50) through visible Cast ops (numpy_rules.py); `numpy_rules.result_dtype`
+  gives numpy's common DType of some values. `gradients()` builds under TensorFlow's rules.
 * numpy ufuncs (`np.tanh(t)`, `np.maximum(W, t)`, `W @ h`, `ndarray + t`, comparisons) call
-  `Tensor.__array_ufunc__`, which builds graph ops; numpy functions (`np.sum(t, axis=0)`,
-  `np.dot`, `np.where`, `np.concatenate`, `np.linalg.norm`, ... see `FUNCTIONS`) call
-  `Tensor.__array_function__`. Either works when only one argument is a Tensor and the others
-  are ndarrays or Python numbers. Anything else is refused *before numpy runs* with
-  `cfnb.errors.UnsupportedNumpyError` (a TypeError; `.function` is the numpy name, the message
+  `Tensor.__array_ufunc__`, which builds graph ops (see `UFUNC_OPERATORS`, `UFUNCS`,
+  `UFUNC_REDUCE`); numpy functions (`np.sum(t, axis=0, keepdims=True)`, `np.dot`, `np.where`,
+  `np.concatenate`, `np.linalg.norm`, ... see `FUNCTIONS`) call `Tensor.__array_function__`.
+  Either works when only one argument is a Tensor and the others are ndarrays or Python numbers.
+  Anything else is refused *before numpy runs* with `cfnb.errors.UnsupportedNumpyError` (a
+  TypeError; `.function` is the numpy name, e.g. "numpy.linalg.inv"; the message names it and
   says what to write instead).
-* ndarray's methods and attributes on Tensor: `.reshape(2, 1)` / `.reshape((2, -1))`, `.T`,
-  `.transpose()`, `.sum/.mean/.max/.min/.prod/.all/.any(axis=None, keepdims=False)`,
-  `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`, `.flatten()`,
-  `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.ndim`, `.size` (an int when static),
-  `len(t)` of a static leading dimension (numpy rules only; TensorFlow's error otherwise), `@`
-  with numpy's 1-D rules under numpy rules, `.item()`, `float(t)`, `int(t)` refused clearly.
-* `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`,
-  which raises UnsupportedNumpyError). Rewrite subscripts `a[k]` to
-  `cfnb.ops.numpy_dispatch.getitem(a, k)`: it slices in the graph when `k` holds tensors (a
-  Python list or ndarray becomes a constant first) and is plain `a[k]` otherwise.
+* ndarray's methods and attributes on Tensor: `.reshape(2, 1)` / `.reshape((2, -1))` (dims may
+  be tensors), `.T`, `.transpose()`, `.sum/.mean/.max/.min/.prod/.all/.any(axis=None,
+  keepdims=False)`, `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`,
+  `.flatten()`, `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.ndim`, `.size` (an int
+  when static, else a Size tensor), `len(t)` of a static leading dimension (numpy rules only;
+  TensorFlow's error otherwise), `@` with numpy's 1-D rules (numpy rules only). Refused with
+  UnsupportedNumpyError: `.item()`, `.tolist()`, `float(t)`, `int(t)`, `round(t)`, `t[i] = v`,
+  and a tensor used as a Python integer (`[1, 2][t]`, `range(t)`, `X[t:]` on an ndarray).
+* `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`, which
+  raises UnsupportedNumpyError). Rewrite subscripts `a[k]` to `getitem(a, k)` (this module's,
+  from numpy_functions.py): it slices in the graph when `k` holds tensors (an ndarray or a list of
+  numbers becomes a constant first; a 1-D integer tensor gathers) and is plain `a[k]` otherwise.
+  Indices must be int32/int64 tensors.
+* `cfnb.print(*inputs, output_stream="stderr", sep=" ", end="\\n", summarize=3, formatter=
+  "tensorflow" | "python", name=None)` is tf.print (logging_ops.py, string_format.py).
 """
 import numpy as np
 
+from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.errors import UnsupportedNumpyError
-from ..framework.ops import NUMPY_RULES, Tensor
+from ..framework.ops import Tensor
 from . import array_ops, math_ops
 from . import numpy_functions as F
 
@@ -60,7 +69,8 @@ FUNCTIONS = {
     np.sum: F.sum, np.mean: F.mean, np.max: F.max, np.amax: F.max, np.min: F.min, np.amin: F.min,
     np.prod: F.prod, np.all: F.all, np.any: F.any, np.argmax: F.argmax, np.argmin: F.argmin,
     np.dot: F.dot, np.matmul: F.matmul, np.where: F.where, np.clip: F.clip,
-    np.concatenate: F.concatenate, np.stack: F.stack, np.reshape: F.reshape, np.transpose: F.transpose,
+    np.concatenate: F.concatenate, np.stack: F.stack, np.vstack: F.vstack, np.hstack: F.hstack,
+    np.reshape: F.reshape, np.transpose: F.transpose,
     np.squeeze: F.squeeze, np.expand_dims: F.expand_dims, np.ravel: F.ravel, np.shape: F.shape,
     np.ndim: F.ndim, np.size: F.size, np.zeros_like: F.zeros_like, np.ones_like: F.ones_like,
     np.full_like: F.full_like, np.linalg.norm: F.norm, np.astype: F.astype,
@@ -131,8 +141,23 @@ def _array(self, dtype=None, copy=None):
         "numpy.asarray",
         f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array: it has no value until the graph runs "
         f"(run it in a Session first). numpy asks for one when it indexes an array with a tensor (`X[t]`: write "
-        f"cfnb.ops.numpy_dispatch.getitem(X, t), or cfnb.constant(X)[t]) or calls a function cfnb has no graph "
-        f"form of.")
+        f"cfnb.ops.numpy_dispatch.getitem(X, t), or cfnb.constant(X)[t]), when it makes an array of tensors "
+        f"(`np.array([t, u])`: write np.stack([t, u])), or when it calls a function cfnb has no graph form of.")
+
+
+def _index(self):
+    raise UnsupportedNumpyError(
+        "index", f"{self.name} is used as a Python integer (an index, a size, `range(...)`), but it has no value "
+                 f"until the graph runs: index with cfnb.ops.numpy_dispatch.getitem(X, t) (or cfnb.constant(X)[t]), "
+                 f"make zeros of a run-time size with np.zeros_like(t) or cfnb.zeros(cfnb.stack([n])), and loop "
+                 f"with a while loop on the tensor.")
+
+
+def _setitem(self, key, value):
+    raise UnsupportedNumpyError(
+        "Tensor.__setitem__", f"A tensor cannot be changed in place ({self.name}[...] = ...): build a new one, e.g. "
+                              f"np.where(np.arange(n) == i, value, x) for x[i] = value, or collect the values in a "
+                              f"list and np.stack them.")
 
 
 def _len(self):
@@ -150,7 +175,8 @@ def _refuse_scalar(what):
     def method(self, *args):
         raise UnsupportedNumpyError(what, f"{what}() needs the value of {self.name}, which it has only when the "
                                           f"graph runs: keep it a tensor (np.sqrt(t) rather than math.sqrt(t), "
-                                          f"t.astype(int) rather than int(t)) or run the graph first.")
+                                          f"t.astype(int) rather than int(t), np.floor(t + 0.5) rather than "
+                                          f"round(t)) or run the graph first.")
     return method
 
 
@@ -179,6 +205,9 @@ def _install():
     Tensor.__float__ = _refuse_scalar("float")
     Tensor.__int__ = _refuse_scalar("int")
     Tensor.__complex__ = _refuse_scalar("complex")
+    Tensor.__round__ = _refuse_scalar("round")
+    Tensor.__index__ = _index
+    Tensor.__setitem__ = _setitem
     Tensor.item = _refuse_scalar("Tensor.item")
     Tensor.tolist = _refuse_scalar("Tensor.tolist")
     Tensor.reshape = lambda self, *shape, order="C": F.reshape(self, _shape_args(shape), order)

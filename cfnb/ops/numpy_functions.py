@@ -216,6 +216,18 @@ def stack(arrays, axis=0, out=None, dtype=None):
     return array_ops.stack(_common(arrays, dtype), axis)
 
 
+def vstack(tup, dtype=None):
+    """numpy.vstack: 1-D arrays become rows, then they are concatenated along the first axis."""
+    arrays = [as_tensor(a) for a in tup]
+    return concatenate([reshape(a, [1, -1]) if _static_rank(a, "vstack") < 2 else a for a in arrays], 0, dtype=dtype)
+
+
+def hstack(tup, dtype=None):
+    """numpy.hstack: along the first axis for 1-D arrays, the second otherwise."""
+    arrays = [as_tensor(a) for a in tup]
+    return concatenate(arrays, 0 if _static_rank(arrays[0], "hstack") == 1 else 1, dtype=dtype)
+
+
 def _common(arrays, dtype):
     """Tensors of one dtype: the one asked for, or numpy's common type of them all."""
     arrays = [a if isinstance(a, Tensor) else np.asarray(a) if numpy_rules.is_numpy_graph() else a for a in arrays]

@@ -25,7 +25,8 @@ import numbers
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.ops import NUMPY_RULES, Tensor, convert_to_tensor, get_default_graph
+from ..framework.dtype_rules import NUMPY_RULES
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 
 # Op type -> the numpy ufunc whose type resolution gives the op's input dtypes under numpy's rules.
 UFUNCS = {
@@ -82,7 +83,7 @@ def input_dtypes(op_type, values):
     if ufunc is not None and ufunc.nin == len(ops):
         resolved = ufunc.resolve_dtypes(tuple(ops) + (None,) * ufunc.nout)[:len(ops)]
     else:  # ops without a ufunc (Select, AddN): one common dtype, np.result_type's
-        common = np.result_type(*[(0 if o is int else 0.0) if o in (int, float) else o for o in ops])
+        common = np.result_type(*[_weak_sample(o) for o in ops])
         resolved = [common] * len(ops)
     try:
         return [dtypes.as_dtype(d) for d in resolved]
@@ -132,4 +133,10 @@ def index_input(tensor, dtype):
 def result_dtype(values):
     """np.result_type of `values` (weak Python scalars included) as a DType."""
     ops = [operand_dtype(v) for v in values]
-    return dtypes.as_dtype(np.result_type(*[(0 if o is int else 0.0) if o in (int, float) else o for o in ops]))
+    return dtypes.as_dtype(np.result_type(*[_weak_sample(o) for o in ops]))
+
+
+def _weak_sample(o):
+    """np.result_type reads a Python scalar as weak; `int`/`float` (the types) it would read as dtypes.
+    (Identity tests: a numpy dtype compares equal to the Python type it defaults from.)"""
+    return 0 if o is int else 0.0 if o is float else o

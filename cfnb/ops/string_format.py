@@ -90,6 +90,8 @@ def _render(value, formatter, summarize):
 
 def format_values(structure, values, sep, formatter, summarize):
     """The template `structure` (the print call's arguments, tensors replaced by Slots) with `values`."""
+    # A 0-d array shows as its scalar (`print([np.float64(1.5)])`), whichever a kernel returned.
+    values = [v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for v in values]
     parts = []
     for arg in structure:
         if isinstance(arg, Slot):
