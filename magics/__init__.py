@@ -1,6 +1,8 @@
 """The notebook layer: the `%%whileloop` cell magic (registered by `%load_ext cfnb`).
 
-A cell of ordinary Python becomes a cfnb graph (compiler.py, desugar.py, runtime.py, calls.py). The
+A cell of ordinary Python becomes a cfnb graph (desugar.py: for/break/continue; compiler.py: the
+cell as a function; runtime.py, calls.py, iteration.py, lists.py: what it calls while it builds;
+values.py: the types plain Python would leave; errors.py; progress.py: the live line). The
 cell's Python runs **once**, building the functional form (control flow v2: `While`/`If` ops).
 The lowered form with TensorFlow's v1 machinery (`--form lowered`, the default: WhileContext,
 GradLoopState and history stacks for gradients) is rebuilt from it without running the cell again

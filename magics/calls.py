@@ -139,7 +139,7 @@ class Calls:
         return out
 
     def _range(self, line, args):
-        from .runtime import _Range
+        from .iteration import _Range
         if not 1 <= len(args) <= 3:
             raise CellError(line, f"range expected 1 to 3 arguments, got {len(args)}")
         if not _has_tensor(args):

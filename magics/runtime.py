@@ -6,7 +6,8 @@ float, `v = x * x` is computed by Python. A value becomes a tensor when it enter
 straight-line code around the loops computes what plain Python computes, and each `while` and
 tensor-`if` becomes graph control flow.
 
-Builtins, `math` and numpy calls, printing and list appends are in calls.py (a mixin of Runtime).
+Builtins, `math` and numpy calls, printing and list appends are in calls.py, what a `for` walks in
+iteration.py (mixins of Runtime).
 """
 import numpy as np
 
@@ -15,6 +16,7 @@ from cfnb.framework.func_graph import FuncGraph
 
 from .calls import Calls, FString, tensors_in
 from .errors import CellError
+from .iteration import ForLoops
 from .lists import Accumulator, accumulator_for, flows_in, rebuild_flows
 
 
@@ -34,14 +36,7 @@ class _UndefinedUse(Exception):
     pass
 
 
-class _Iteration:
-    """What a `for` walks: `range(start, stop, step)` or the leading axis of an array/tensor."""
-
-    def __init__(self, length, start=0, step=1, array=None):
-        self.length, self.start, self.step, self.array = length, start, step, array
-
-
-class Runtime(Calls):
+class Runtime(Calls, ForLoops):
     """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
 
     def __init__(self, options, graph):
@@ -142,36 +137,6 @@ class Runtime(Calls):
     @staticmethod
     def state(local_vars, names):
         return tuple(local_vars.get(n, _Undefined(n)) for n in names)
-
-    # --- for ---------------------------------------------------------------------------------
-    def for_iter(self, iterable, target, line):
-        if isinstance(iterable, range):
-            return _Iteration(len(iterable), iterable.start, iterable.step)
-        if isinstance(iterable, _Range):
-            return iterable.iteration()
-        if isinstance(iterable, list) and iterable and all(isinstance(x, (int, float, bool)) for x in iterable):
-            iterable = self.constant(iterable)
-        if isinstance(iterable, list) and iterable and all(isinstance(x, cfnb.Tensor) for x in iterable):
-            iterable = cfnb.stack(iterable)
-        if isinstance(iterable, (np.ndarray, cfnb.Tensor)):
-            t = iterable if isinstance(iterable, cfnb.Tensor) else self.constant(iterable)
-            if t.shape.ndims == 0:
-                raise CellError(line, f"`for {target} in ...`: a 0-d value has nothing to iterate over")
-            first = t.shape.as_list()[0] if t.shape.ndims is not None else None
-            length = first if first is not None else cfnb.shape(t, out_type=cfnb.int64)[0]
-            return _Iteration(length, array=t)
-        kind = type(iterable).__name__
-        raise CellError(line, f"`for {target} in <{kind}>`: a graph loop walks range(...), a numpy array, a tensor "
-                              f"or a list of numbers. For enumerate/zip, loop over an index: "
-                              f"`for i in range(len(xs)):` and read `xs[i]`")
-
-    def for_item(self, iteration, k, line):
-        if iteration.array is not None:
-            return iteration.array[k]
-        start, step = iteration.start, iteration.step
-        if _is_python_int(start) and _is_python_int(step) and start == 0 and step == 1:
-            return k
-        return start + k * step
 
     # --- conditions --------------------------------------------------------------------------
     @staticmethod
@@ -428,23 +393,6 @@ class Runtime(Calls):
             return cfnb.constant(True)
 
 
-class _Range:
-    """`range(...)` with tensor bounds: its length is computed in the graph (Python's formula)."""
-
-    def __init__(self, runtime, args):
-        if len(args) == 1:
-            args = (0, args[0], 1)
-        elif len(args) == 2:
-            args = (args[0], args[1], 1)
-        self.runtime = runtime
-        self.start, self.stop, self.step = args
-
-    def iteration(self):
-        start, stop, step = self.start, self.stop, self.step
-        length = cfnb.maximum(-((start - stop) // step), 0 * step)
-        return _Iteration(length, start, step)
-
-
 def _raised_in_cell(error, line):
     """Was `error` raised by the cell's code on another line than `line` (inside a loop body)?"""
     import traceback
@@ -456,10 +404,6 @@ def _raised_in_cell(error, line):
 def _carriable(v):
     return isinstance(v, (cfnb.Tensor, _Undefined, Accumulator, list, tuple, bool, int, float, np.ndarray,
                           np.generic)) or hasattr(v, "_flow_for_control_flow")
-
-
-def _is_python_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _bool(v):
@@ -517,4 +461,4 @@ def _short(error):
     return text.split("\n\nFirst structure")[0]
 
 
-__all__ = ["Runtime", "_Undefined", "_Range", "tensors_in"]
+__all__ = ["Runtime", "_Undefined", "tensors_in"]

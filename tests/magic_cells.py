@@ -75,6 +75,8 @@ PYTHON_CELLS = {
     "newton_sqrt_1e9": "x = 2.0\ng = 1.0\nwhile abs(g * g - x) > 1e-9:\n    g = (g + x / g) / 2",
     "bisection_1e9": "lo, hi = 0.0, 2.0\nwhile hi - lo > 1e-9:\n    mid = (lo + hi) / 2\n    if mid * mid > 2.0:\n"
                      "        hi = mid\n    else:\n        lo = mid",
+    "range_tensor_bounds_negative_step": "s = 0\nn = 3\nfor k in range(4):\n    for i in range(k + n, 0, -2):\n"
+                                         "        s += i",
     "notebook_int_bound": "acc = 0\nfor i in range(n_steps):\n    acc += i",
     "print_in_branch_in_loop": "s = 0\nfor i in range(5):\n    s += i\n    if i == 3:\n        print('at', i)\n"
                                "if s > 3:\n    print('big')",
