@@ -330,7 +330,8 @@ class WhileLoopMagics(Magics):
         f-strings (no format specs on loop values), list.append in a loop (a TensorArray).
         What is refused, with the line and what to write instead: return, try, with, global,
         def/lambda/comprehensions (define functions in another cell), `for a, b in ...`,
-        enumerate/zip/sum/sorted/str/bool of loop values, a numpy function with no graph form,
+        enumerate/zip/sorted/str/bool of loop values, a numpy function with no graph form,
+        np.random/random calls in a loop (drawn once at build time: draw before the loop),
         a list changed in a loop other than by .append.
         A cell may instead define `cond`, `body` and `loop_vars`, which are passed to while_loop.
         """
