@@ -44,6 +44,10 @@ PYTHON_CELLS = {
     "continue_in_for": "t = 0\nfor i in range(10):\n    if i % 3 == 0:\n        continue\n    t += i",
     "break_and_continue": "t = 0\nfor i in range(20):\n    if i % 2 == 0:\n        continue\n    if t > 30:\n"
                           "        break\n    t += i",
+    "continue_in_else_branch": "t = 0\nfor i in range(10):\n    if i < 5:\n        t += 1\n    else:\n"
+                               "        continue\n    t += 100",
+    "continue_nested_in_if": "t = 0\nfor i in range(10):\n    if i % 2 == 0:\n        if i > 4:\n"
+                             "            continue\n        t += 1\n    t += 10",
     "for_else_without_break": "s = 0\nfor i in range(4):\n    s += i\nelse:\n    s = -s",
     "for_else_with_break_taken": "s = 0\nfor i in range(10):\n    if i == 3:\n        break\n    s += i\nelse:\n"
                                  "    s = 100",
