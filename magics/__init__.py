@@ -273,7 +273,11 @@ def _run_time_error(error, plan):
         if loop is not None:
             label = f" (`for {loop[1]}`)" if loop[1] else ""
             message += f" (in iteration {int(where.group(2)) + 1} of the loop at line {loop[0]}{label})"
-    return CellError(line, message, kind=type(error).__name__)
+    kind = type(error).__name__
+    python_error = re.match(r"(\w+Error): (.*)", message, re.S)
+    if python_error:  # a kernel's Python error (IndexError, ZeroDivisionError): the student's name for it
+        kind, message = python_error.groups()
+    return CellError(line, message, kind=kind)
 
 
 @magics_class

@@ -95,6 +95,7 @@ def test_a_run_time_error_names_the_line_the_loop_and_the_iteration(clean):
         error = fails(clean, "s = 0.0\nfor i in range(10):\n    s += xs[i]", f"--no-display --form {form}")
         assert error.line == 3, (form, error.message)
         assert "iteration 9 of the loop at line 2 (`for i`)" in error.message, (form, error.message)
+        assert error.kind == "IndexError" and error._render_traceback_()[0] == "IndexError in %%whileloop cell"
 
 
 def test_integer_division_by_zero_while_running(clean):
