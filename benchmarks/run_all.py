@@ -7,6 +7,7 @@ import os
 import platform
 import sys
 
+import magic_loop
 import numpy as np
 import rnn_backward
 import rnn_forward
@@ -24,6 +25,7 @@ def main():
     ok = scalar_loop.main()
     ok &= rnn_forward.main()
     ok &= rnn_backward.main()
+    ok &= magic_loop.main()
     return ok
 
 

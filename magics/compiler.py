@@ -1,61 +1,97 @@
 """Turn a cell of ordinary Python into a cfnb graph, the way TensorFlow's AutoGraph does.
 
-The cell becomes one function. Inside it:
+First desugar.py rewrites `for`, `break`, `continue` and loop `else` into `while` and `if`. Then the
+cell becomes one function. Inside it:
   * `name = expr` becomes `name = __cf.assign('name', expr, line)`: numbers and numpy arrays turn
     into constants, so every `while`/`if` in the cell tests a tensor and becomes graph control flow;
+  * every call `f(...)` becomes `__cf.call(line, f, ...)` (calls.py decides what a builtin, a
+    `math` function or a numpy function means on tensors), `print(...)` becomes `__cf.print_`
+    (a print op), `xs.append(v)` becomes `xs = __cf.append(xs, v, line)` and `a[i]` becomes
+    `__cf.getitem(a, i, line)` (a Python list indexed by a tensor);
   * `while test: body` becomes a cond function and a body function over the *loop variables* (the
     names the body assigns: every name the cell assigns may be read by a later cell, so all count
     as live after the loop), passed to `__cf.while_stmt`, which calls `cfnb.while_loop`;
   * `if test: a else: b` becomes two branch functions over the names either branch assigns,
-    passed to `__cf.if_stmt`, which calls `cfnb.cond` (or plain Python when `test` is a bool).
+    passed to `__cf.if_stmt`, which calls `cfnb.cond` (or plain Python when `test` is a bool);
+  * each statement starts with `__cf.at(line)`, so every op built knows its cell line (errors).
 Unlike AutoGraph, a name first assigned inside a loop body (an inner loop's counter) is allowed:
 its dtype and shape are found by tracing the body once, it enters the loop as zeros, and a boolean
 loop variable records whether it was ever assigned, so a loop that runs zero times leaves the name
 undefined, as Python would.
 """
 import ast
-import builtins
-import re
 
-import numpy as np
-
-import cfnb
-from cfnb.framework.func_graph import FuncGraph
+from .desugar import desugar
+from .errors import CellError
 
 
-class CellError(Exception):
-    """A problem in the student's cell, reported against its line."""
-
-    def __init__(self, line, message):
-        super().__init__(f"line {line}: {message}" if line else message)
-        self.line = line
-        self.message = message
-
-
-class _Undefined:
-    """The value of a name that has not been assigned yet."""
-
-    __slots__ = ("name",)
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"<undefined {self.name}>"
-
-
-def _stored_names(nodes):
+def _stored_names(nodes, hidden=True):
+    """Names assigned in `nodes`, in order; `xs.append(v)` assigns `xs` (it becomes `xs = ...`)."""
     names = []
     for node in nodes:
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in names:
-                names.append(n.id)
+            name = None
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                name = n.id
+            elif _is_append(n):
+                name = n.value.func.value.id
+            if name is not None and name not in names and (hidden or not name.startswith("__")):
+                names.append(name)
     return names
 
 
+def _is_append(node):
+    call = node.value if isinstance(node, ast.Expr) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords)
+
+
+def _block_names(stmts, loop):
+    """The names a loop body or an if's branches assign and must hand on: the hidden counters and
+    flags of loops nested in it are local to it (desugar.py)."""
+    nested = set()
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if isinstance(n, ast.While):
+                nested |= getattr(n, "_cfnb_own", set())
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id.startswith("__iter_")
+                                                 for t in n.targets):
+                nested |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+    own = getattr(loop, "_cfnb_own", set()) if loop is not None else set()
+    return [n for n in _stored_names(stmts) if n not in nested or n in own]
+
+
+def _loads(node):
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _exposed(stmts):
+    """(names read before they are surely written in `stmts`, names surely written): AutoGraph's
+    live-in, conservatively (a loop body may not run; an `if` writes what both branches write)."""
+    exposed, written = set(), set()
+    for stmt in stmts:
+        if isinstance(stmt, ast.If):
+            e1, w1 = _exposed(stmt.body)
+            e2, w2 = _exposed(stmt.orelse)
+            exposed |= (_loads(stmt.test) | e1 | e2) - written
+            written |= w1 & w2
+        elif isinstance(stmt, ast.While):
+            e, _ = _exposed(stmt.body)
+            exposed |= (_loads(stmt.test) | e) - written
+        else:
+            reads = _loads(stmt)
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) or _is_append(stmt):
+                reads |= set(_stored_names([stmt]))
+            exposed |= reads - written
+            written |= set(_stored_names([stmt]))
+    return exposed, written
+
+
+def _read_names(tree):
+    return sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)})
+
+
 _UNSUPPORTED = {
-    ast.Break: "`break` cannot end a graph loop: put the stopping test in the `while` condition instead",
-    ast.Continue: "`continue` is not supported in a graph loop: guard the rest of the body with an `if`",
     ast.Return: "`return` is not supported in a %%whileloop cell: assign the result to a name instead",
     ast.Global: "`global` is not supported in a %%whileloop cell",
     ast.Nonlocal: "`nonlocal` is not supported in a %%whileloop cell",
@@ -73,13 +109,26 @@ def check_supported(tree, explicit):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not explicit:
             raise CellError(node.lineno, "define functions in another cell, or use the explicit form: a cell that "
                                          "defines `cond`, `body` and `loop_vars`")
-        if isinstance(node, ast.While) and node.orelse:
-            raise CellError(node.lineno, "`while ... else` is not supported in a graph loop")
+        if isinstance(node, ast.For) and not isinstance(node.target, ast.Name):
+            target = ast.unparse(node.target).strip("()")
+            raise CellError(node.lineno, f"`for {target} in ...`: loop over one name and unpack in the body (`for "
+                                         f"row in pairs:` then `a, b = row[0], row[1]`; for enumerate(xs): `for i in "
+                                         f"range(len(xs)):` then `x = xs[i]`)")
+        if isinstance(node, ast.AsyncFor):
+            raise CellError(node.lineno, "`async for` is not supported in a %%whileloop cell")
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            raise CellError(node.lineno, "comprehensions are not supported in a %%whileloop cell: write a `for` loop "
+                                         "with `list.append`")
+        if isinstance(node, ast.Lambda):
+            raise CellError(node.lineno, "`lambda` is not supported in a %%whileloop cell: define functions in "
+                                         "another cell")
 
 
 class _Transformer(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, local_names=()):
         self.counter = 0
+        self.local_names = set(local_names)  # the cell function's own names (assigned, or read from the notebook)
+        self.nesting = 0  # > 0 inside a loop body or branch (they become nested functions)
 
     def _new(self, prefix):
         self.counter += 1
@@ -107,8 +156,59 @@ class _Transformer(ast.NodeTransformer):
                              defaults=[])
         return ast.FunctionDef(name=name, args=args, body=body or [ast.Pass()], decorator_list=[], returns=None)
 
+    def _nested_visit(self, node):
+        self.nesting += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.nesting -= 1
+
+    # --- calls and subscripts -------------------------------------------------------------------
+    def visit_Call(self, node):  # noqa: N802 - ast's names
+        node = self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "__cf":
+            return node  # our own runtime
+        if isinstance(func, ast.Name) and func.id == "print":
+            return ast.copy_location(ast.Call(self._attr("print_"), [ast.Constant(node.lineno)] + node.args,
+                                              node.keywords), node)
+        return ast.copy_location(ast.Call(self._attr("call"), [ast.Constant(node.lineno), func] + node.args,
+                                          node.keywords), node)
+
+    def visit_Subscript(self, node):  # noqa: N802
+        node = self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(self._call("getitem", [node.value, _index_expr(node.slice)], node.lineno), node)
+
+    def visit_JoinedStr(self, node):  # noqa: N802
+        """An f-string: its parts are formatted when the graph runs (`__cf.fstring`)."""
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                spec = ast.unparse(value.format_spec)[2:-1] if value.format_spec is not None else ""
+                parts.append(ast.Tuple([self.visit(value.value), ast.Constant(value.conversion),
+                                        ast.Constant(spec)], ast.Load()))
+            else:
+                parts.append(value)
+        return ast.copy_location(self._call("fstring", [ast.List(parts, ast.Load())], node.lineno), node)
+
+    def _attr(self, name):
+        return ast.Attribute(value=ast.Name("__cf", ast.Load()), attr=name, ctx=ast.Load())
+
     # --- statements ---------------------------------------------------------------------------
-    def visit_Assign(self, node):  # noqa: N802 - ast's names
+    def visit_Expr(self, node):  # noqa: N802
+        """`xs.append(v)` rebinds `xs`, so a list grown in a loop is one of its loop variables."""
+        call = node.value
+        if _is_append(node):
+            name = call.func.value.id
+            value = self.visit(call.args[0])
+            return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())],
+                                                self._call("append", [ast.Name(name, ast.Load()), value],
+                                                           node.lineno)), node)
+        return self.generic_visit(node)
+
+    def visit_Assign(self, node):  # noqa: N802
         node = self.generic_visit(node)
         names = [t.id for t in node.targets if isinstance(t, ast.Name)]
         label = names[0] if len(names) == 1 else ",".join(_stored_names(node.targets))
@@ -130,23 +230,35 @@ class _Transformer(ast.NodeTransformer):
         return node
 
     def visit_While(self, node):  # noqa: N802
-        node = self.generic_visit(node)
-        names = sorted(_stored_names(node.body))
+        label = getattr(node, "_cfnb_for", None)
+        names = sorted(_block_names(node.body, node))
+        live_in = _loads(node.test) | _exposed(node.body)[0]
+        # Numbers the loop only reads become constants outside it (a loop invariant: a constant Enter).
+        # (At the cell's top level only: inside a body, rebinding a name would make it local there.)
+        invariants = sorted(n for n in (_loads(node.test) | {m for s in node.body for m in _loads(s)})
+                            if n in self.local_names and n not in names and not n.startswith("__")) \
+            if not self.nesting else []
+        written_first = tuple(n for n in names if n not in live_in)
+        node = self._nested_visit(node)
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if not read & set(names):
             raise CellError(node.lineno, "the loop's condition reads nothing the body changes, so once true it would "
-                                         "never become false: update a name the condition reads in the body")
+                                         "never become false: update a name the condition reads in the body, or "
+                                         "`break` out of it")
         cond, body = self._new("cond"), self._new("body")
         cond_fn = self._function(cond, names, [ast.Return(node.test)])
         body_fn = self._function(body, names, node.body + [self._returns(names)])
         call = self._call("while_stmt", [ast.Name(cond, ast.Load()), ast.Name(body, ast.Load()), self._state(names),
-                                         ast.Tuple([ast.Constant(n) for n in names], ast.Load())], node.lineno)
+                                         ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+                                         ast.Constant(label), ast.Constant(written_first)], node.lineno)
         assign = ast.Assign([self._targets(names)], call)
-        return [ast.copy_location(n, node) for n in (cond_fn, body_fn, assign)]
+        captures = [ast.parse(f"try:\n    {n} = __cf.invariant({n})\nexcept NameError:\n    pass").body[0]
+                    for n in invariants]
+        return [ast.copy_location(n, node) for n in captures + [cond_fn, body_fn, assign]]
 
     def visit_If(self, node):  # noqa: N802
-        node = self.generic_visit(node)
-        names = sorted(set(_stored_names(node.body)) | set(_stored_names(node.orelse)))
+        names = sorted(_block_names(node.body + node.orelse, None))
+        node = self._nested_visit(node)
         then, orelse = self._new("then"), self._new("else")
         then_fn = self._function(then, names, node.body + [self._returns(names)])
         else_fn = self._function(orelse, names, (node.orelse or []) + [self._returns(names)])
@@ -194,18 +306,48 @@ class _Transformer(ast.NodeTransformer):
         return node
 
 
-def compile_cell(source, filename, explicit=False):
-    """(code object of `def __cfnb_cell__(__ns, __cf)`, names the cell assigns)."""
+def _index_expr(node):
+    """The index of a subscript as an expression: `a[1:n, k]` -> `(slice(1, n, None), k)`."""
+    if isinstance(node, ast.Slice):
+        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
+        return ast.Call(ast.Attribute(ast.Name("__cf", ast.Load()), "slice_", ast.Load()), parts, [])
+    if isinstance(node, ast.Tuple):
+        return ast.Tuple([_index_expr(e) for e in node.elts], ast.Load())
+    return node
+
+
+def _mark_lines(stmts):
+    """`__cf.at(line)` before every statement, recursively."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, field, None), list) and not isinstance(stmt, ast.FunctionDef):
+                setattr(stmt, field, _mark_lines(getattr(stmt, field)))
+        mark = ast.Expr(ast.Call(ast.Attribute(ast.Name("__cf", ast.Load()), "at", ast.Load()),
+                                 [ast.Constant(stmt.lineno)], []))
+        out += [ast.copy_location(mark, stmt), stmt]
+    return out
+
+
+def compile_cell(source, filename, explicit=False, notebook=()):
+    """(code object of `def __cfnb_cell__(__ns, __cf, __names)`, names the cell assigns).
+
+    The function starts with a prologue: a name the cell assigns or reads that the notebook already
+    holds starts from the notebook's value (`__cf.from_namespace`: a number or array becomes a
+    constant)."""
     tree = ast.parse(source, filename=filename)
     if not explicit:  # the explicit form is plain Python: its functions are passed to while_loop as they are
         check_supported(tree, explicit)
-    assigned = _stored_names(tree.body)
     if explicit:
-        return compile(tree, filename, "exec"), assigned
-    body = _Transformer().visit(tree).body
-    # Names the cell assigns that already exist in the notebook start from their notebook value.
-    prologue = ast.parse("\n".join(f"if '{n}' in __ns: {n} = __cf.from_namespace(__ns, '{n}', 0)"
-                                   for n in assigned) or "pass").body
+        return compile(tree, filename, "exec"), _stored_names(tree.body)
+    read = _read_names(tree)
+    desugar(tree)
+    assigned = _stored_names(tree.body, hidden=False)
+    local_names = set(assigned) | {n for n in read if n in notebook}
+    body = _Transformer(local_names).visit(ast.Module(_mark_lines(tree.body), [])).body
+    lines = [f"if '{n}' in __ns: {n} = __cf.from_namespace(__ns, '{n}', True)" for n in assigned]
+    lines += [f"{n} = __cf.from_namespace(__ns, '{n}', False)" for n in read if n in notebook and n not in assigned]
+    prologue = ast.parse("\n".join(lines) or "pass").body
     result = ast.parse("return __cf.state(locals(), __names)").body
     fn = ast.FunctionDef(name="__cfnb_cell__", args=ast.arguments(
         posonlyargs=[], args=[ast.arg("__ns"), ast.arg("__cf"), ast.arg("__names")], kwonlyargs=[], kw_defaults=[],
@@ -213,222 +355,3 @@ def compile_cell(source, filename, explicit=False):
     module = ast.Module(body=[fn], type_ignores=[])
     ast.fix_missing_locations(module)
     return compile(module, filename, "exec"), assigned
-
-
-# --- the runtime the transformed cell calls -------------------------------------------------------
-class Runtime:
-    """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
-
-    def __init__(self, options, graph):
-        self.options = options
-        self.graph = graph     # the graph being built (tracing also happens in scratch graphs)
-        self.depth = 0         # how many loop bodies / branches we are inside
-        self.first = {}        # name -> first tensor bound to it (what --grad differentiates against)
-        self.flags = {}        # name -> boolean tensor: did a top-level loop ever assign it
-
-    # values
-    @staticmethod
-    def value(v):
-        if isinstance(v, cfnb.Tensor) or isinstance(v, _Undefined):
-            return v
-        if isinstance(v, tuple):
-            return tuple(Runtime.value(x) for x in v)
-        if isinstance(v, list) and not any(isinstance(x, cfnb.Tensor) for x in v):
-            return cfnb.constant(v)
-        if isinstance(v, (bool, int, float, np.ndarray, np.generic)):
-            return cfnb.constant(v)
-        return v
-
-    def assign(self, name, v, line):
-        v = self.value(v)
-        if isinstance(v, cfnb.Tensor) and name not in self.first and v.graph is self.graph and self.depth == 0:
-            self.first[name] = v
-        if self.depth == 0:
-            self.flags.pop(name, None)
-        return v
-
-    def from_namespace(self, ns, name, line):
-        return self.assign(name, ns[name], line)
-
-    @staticmethod
-    def state(local_vars, names):
-        return tuple(local_vars.get(n, _Undefined(n)) for n in names)
-
-    @staticmethod
-    def for_iter(iterable, line):
-        if isinstance(iterable, cfnb.Tensor):
-            raise CellError(line, "`for` over a tensor is not supported: write it as a `while` loop with an index")
-        return iterable
-
-    # conditions
-    @staticmethod
-    def _is_tensor(v):
-        return isinstance(v, cfnb.Tensor)
-
-    def and_(self, values, line):
-        result = values[0]
-        for v in values[1:]:
-            if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_and(result, v)
-            else:
-                result = result and v
-        return result
-
-    def or_(self, values, line):
-        result = values[0]
-        for v in values[1:]:
-            if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_or(result, v)
-            else:
-                result = result or v
-        return result
-
-    def eq(self, a, b, line):
-        return cfnb.equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a == b
-
-    def ne(self, a, b, line):
-        return cfnb.not_equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a != b
-
-    def not_(self, v, line):
-        return cfnb.logical_not(v) if self._is_tensor(v) else not v
-
-    def if_exp(self, test, then, orelse, line):
-        if not self._is_tensor(test):
-            return then() if test else orelse()
-        return cfnb.cond(test, lambda: self.value(then()), lambda: self.value(orelse()))
-
-    # control flow
-    def if_stmt(self, test, then_fn, else_fn, values, line):
-        if not self._is_tensor(test):
-            return then_fn(*values) if test else else_fn(*values)
-        try:
-            then_out, else_out = self._probe(then_fn, values), self._probe(else_fn, values)
-        except _UndefinedUse as e:
-            raise CellError(line, str(e)) from None
-        for a, b in zip(then_out, else_out):
-            if isinstance(a, _Undefined) != isinstance(b, _Undefined):
-                missing = "else" if isinstance(b, _Undefined) else "if"
-                raise CellError(line, f"'{a.name if isinstance(a, _Undefined) else b.name}' is given a value in one "
-                                      f"branch only: give it a value in the {missing} branch too, or before the `if`")
-        keep = [k for k, a in enumerate(then_out) if not isinstance(a, _Undefined)]
-        self.depth += 1
-        try:
-            outs = cfnb.cond(test, lambda: [self.value(then_fn(*values)[k]) for k in keep],
-                             lambda: [self.value(else_fn(*values)[k]) for k in keep], strict=True)
-        except (ValueError, TypeError) as e:
-            raise CellError(line, _short(e)) from None
-        finally:
-            self.depth -= 1
-        result = list(then_out)
-        for k, t in zip(keep, outs):
-            result[k] = t
-        return tuple(result)
-
-    def _probe(self, fn, values):
-        """Call a branch/body function in a scratch graph, to see what it assigns."""
-        self.depth += 1
-        try:
-            # A function graph, so names from outside the loop (captured) can be read while probing.
-            with FuncGraph("probe", cfnb.get_default_graph()).as_default():
-                probes = [v if isinstance(v, _Undefined) else cfnb.placeholder(_t(v).dtype, _t(v).shape)
-                          for v in values]
-                return _traced(fn, probes)
-        finally:
-            self.depth -= 1
-
-    def while_stmt(self, cond_fn, body_fn, values, names, line):
-        values = [self.value(v) for v in values]
-        undefined = [k for k, v in enumerate(values) if isinstance(v, _Undefined)]
-        undefined_names = {k: values[k].name for k in undefined}
-        if undefined:
-            values = self._initial_values_for_undefined(body_fn, values, undefined, line)
-        # One boolean loop variable per name first assigned in this loop: did an iteration run?
-        flags = [cfnb.constant(False) for _ in undefined]
-
-        def cond(*vs):
-            return cond_fn(*vs[:len(values)])
-
-        def body(*vs):
-            out = [self.value(v) for v in body_fn(*vs[:len(values)])]
-            out += [cfnb.constant(True) for _ in flags]
-            return out
-
-        options = self.options
-        self.depth += 1
-        try:
-            result = cfnb.while_loop(cond, body, list(values) + flags, parallel_iterations=options.parallel_iterations,
-                                     maximum_iterations=options.maximum_iterations, swap_memory=options.swap_memory,
-                                     return_same_structure=True)
-        except _UndefinedUse as e:
-            raise CellError(line, str(e)) from None
-        except (ValueError, TypeError) as e:
-            raise CellError(line, _name_loop_vars(_short(e), names)) from None
-        finally:
-            self.depth -= 1
-        outs = list(result[:len(values)])
-        if self.depth == 0:
-            for k, flag in zip(undefined, result[len(values):]):
-                self.flags[undefined_names[k]] = flag
-        return tuple(outs)
-
-    def _initial_values_for_undefined(self, body_fn, values, undefined, line):
-        """Trace the body once, in a scratch graph, to learn the dtype and shape of names it assigns
-        for the first time; they enter the loop as zeros of that dtype and shape."""
-        try:
-            outs = self._probe(body_fn, values)
-        except _UndefinedUse as e:
-            raise CellError(line, f"{e}: give it a value before the loop") from None
-        initial = list(values)
-        for k in undefined:
-            out = outs[k]
-            if isinstance(out, _Undefined):
-                raise CellError(line, f"'{out.name}' is not assigned on every path through the loop body")
-            out = cfnb.convert_to_tensor(out) if not isinstance(out, cfnb.Tensor) else out
-            if not out.shape.is_fully_defined():
-                raise CellError(line, f"'{values[k].name}' is first assigned inside the loop with a shape known only "
-                                      f"at run time: give it a value before the loop")
-            initial[k] = cfnb.zeros(out.shape.as_list(), out.dtype)
-        return initial
-
-
-class _UndefinedUse(Exception):
-    pass
-
-
-def _t(v):
-    return v if isinstance(v, cfnb.Tensor) else cfnb.convert_to_tensor(v)
-
-
-def _traced(fn, values):
-    """Call a branch/body function; reading an undefined name becomes a clear error."""
-    try:
-        return fn(*values)
-    except (TypeError, AttributeError) as e:
-        for v in values:
-            if isinstance(v, _Undefined) and v.name in str(e):
-                raise _UndefinedUse(f"'{v.name}' is used before it is given a value") from None
-        if "_Undefined" in str(e):
-            name = next((v.name for v in values if isinstance(v, _Undefined)), "?")
-            raise _UndefinedUse(f"'{name}' is used before it is given a value") from None
-        raise
-
-
-def _name_loop_vars(message, names):
-    """TensorFlow's messages name a loop variable by its tensor; the cell knows it by its name."""
-    message = re.sub(r"Loop var \S+ \(loop variable #(\d+)\)", lambda m: f"'{names[int(m.group(1))]}'", message)
-    message = re.sub(r"Input tensor '[^']+' \(loop variable #(\d+)\)", lambda m: f"'{names[int(m.group(1))]}'",
-                     message)
-    message = re.sub(r"<dtype: '(\w+)'>", r"\1", message)
-    return message.replace("add a cfnb.cast in the body", "use cast(...) in the body to keep it")
-
-
-def _short(error):
-    text = str(error)
-    return text.split("\n\nFirst structure")[0]
-
-
-def builtins_for_cells():
-    """The names a cell can call besides the notebook's: cfnb's ops (tanh, matmul, ...)."""
-    names = {k: getattr(cfnb, k) for k in dir(cfnb) if not k.startswith("_")}
-    names.update({k: getattr(builtins, k) for k in ("range", "len", "print", "abs", "min", "max", "int", "float")})
-    return names

@@ -3,7 +3,8 @@
 A `ToggleButtons` picks the view (`functional`, `lowered`, and `gradient` when gradients were
 asked for); a `Play` linked to an `IntSlider` steps through the trace. Everything updates in the
 kernel (`widgets.link`, `Output.outputs`), so the widget works in JupyterLab and can be driven and
-checked from Python (tests, nbval). Each SVG is rendered once and cached, so opening a long trace is
+checked from Python (tests, nbval). The trace is a bounded re-run (WhileLoopResult.trace): for a long
+loop the caption says it holds only the first firings. Each SVG is rendered once and cached, so opening a long trace is
 instant and stepping back and forth costs one render per new step.
 """
 import ipywidgets as widgets
@@ -57,6 +58,8 @@ class Explorer(widgets.VBox):
         trace = self.result.trace
         self.caption.value = (viz.step_caption(trace[step]) if len(trace) and view != "functional" else
                               f"{view} graph" + ("" if len(trace) else " (no trace)"))
+        if getattr(trace, "truncated", False) and view != "functional":
+            self.caption.value += f" — the trace holds the first {len(trace):,} firings of a longer run"
         svg = self.svg(view, step)
         mime = "image/svg+xml" if svg.startswith("<svg") else "text/plain"
         self.output.outputs = ({"output_type": "display_data", "data": {mime: svg}, "metadata": {}},)

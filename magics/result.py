@@ -3,27 +3,44 @@ from cfnb import viz
 
 
 class WhileLoopResult:
-    """The cell's graphs, values, gradients and execution trace.
+    """The cell's graphs, values, gradients and (on demand) its execution trace.
 
-    graph       the graph that was built to run (`--form lowered`: control flow v1; `functional`: v2)
-    functional  the same cell built with functional If/While ops
+    form        which control flow ran: "lowered" (v1, rebuilt from the functional graph) or "functional"
+    graph       the graph that ran (`--form lowered`: control flow v1; `functional`: v2)
+    functional  the cell's functional graph (If/While ops), built by running the cell's Python once
     lowered     the graph of primitives that actually ran (for `--form functional`, the lowering
                 of the functional graph; for `lowered`, the v1 graph)
-    values      {name: final value} for every name the cell assigned (numpy values)
+    values      {name: final value} for every name the cell assigned (as plain Python leaves them)
     grads       {"dOUT/dIN": value} for each `--grad OUT:IN`
-    trace       every node firing of the run (node, frame, iteration, live/dead, value)
+    trace       the first firings of a traced re-run of the graph (node, frame, iteration, live/dead,
+                value); recorded when first asked for, at most magics.TRACE_LIMIT firings
+                (`trace.truncated` says whether the run was longer); its prints are silenced
+    memory      the history stacks' memory over that traced run
     """
 
-    def __init__(self, form, graph, functional, lowered, values, grads, trace, memory=None):
+    def __init__(self, form, graph, functional, lowered, values, grads, tracer):
         self.form = form
         self.graph = graph
         self.functional = functional
         self.lowered = lowered
         self.values = values
         self.grads = grads
-        self.trace = trace
-        self.memory = memory
+        self._tracer = tracer
+        self._trace = None
         self._explorer = None
+
+    def _record(self):
+        if self._trace is None:
+            self._trace = self._tracer()
+        return self._trace
+
+    @property
+    def trace(self):
+        return self._record()[0]
+
+    @property
+    def memory(self):
+        return self._record()[1]
 
     def explorer(self):
         """The ipywidgets explorer (made once, then reused)."""
@@ -45,7 +62,7 @@ class WhileLoopResult:
     def __repr__(self):
         names = ", ".join(f"{k}={_short(v)}" for k, v in self.values.items())
         grads = "".join(f", {k}={_short(v)}" for k, v in self.grads.items())
-        return f"<whileloop ({self.form}): {names}{grads}; {len(self.trace)} firings>"
+        return f"<whileloop ({self.form}): {names}{grads}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = dict(self.explorer()._repr_mimebundle_(include=include, exclude=exclude) or {})

@@ -51,11 +51,16 @@ class FuncGraph(Graph):
         if not self._is_ancestor(tensor.graph):
             raise ValueError(f"Tensor {tensor.name} must be from the same graph as the function {self.name} or one "
                              f"of the graphs enclosing it.")
+        original = tensor
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
-            tensor = self.outer_graph.capture(tensor)
+            tensor = self.outer_graph.capture(tensor)  # through the enclosing function first
+            if tensor in self._capture_map:
+                self._capture_map[original] = self._capture_map[tensor]
+                return self._capture_map[tensor]
         ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
         self.captures.append((tensor, ph))
         self._capture_map[tensor] = ph
+        self._capture_map[original] = ph  # a second use of the same outer tensor finds it
         return ph
 
     def control_dependencies(self, control_inputs):

@@ -21,7 +21,7 @@ from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
 from .memory import MemoryLog
 from .static_schedule import compile_static
-from .trace import Trace
+from .trace import Trace, TraceLimitReached
 
 _default_session_stack = []
 
@@ -33,9 +33,12 @@ def get_default_session():
 class RunOptions:
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
-    def __init__(self, trace_level=0, timeout_in_ms=0):
+    def __init__(self, trace_level=0, timeout_in_ms=0, trace_limit=None):
         self.trace_level = trace_level
         self.timeout_in_ms = timeout_in_ms
+        # cfnb's own: record at most this many firings; the run stops with TraceLimitReached there
+        # (run_metadata still receives the trace so far).
+        self.trace_limit = trace_limit
 
 
 class RunMetadata:
@@ -80,6 +83,7 @@ class Session:
         self._state.functions = FunctionRuntime(self._make_kernel)
         self._closed = False
         self._context_managers = []
+        self._running = None  # the static schedule of the run under way (for progress())
 
     graph = property(lambda self: self._graph)
 
@@ -122,24 +126,38 @@ class Session:
         flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
         feed_tensors, feed_values = self._prepare_feeds(feed_dict)
         executor = self._executor(flat_fetches, targets, feed_tensors)
-        trace = Trace() if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
+        trace = Trace(limit=getattr(options, "trace_limit", None)) \
+            if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
         timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
                    self._config.operation_timeout_in_ms)
         deadline = time.monotonic() + timeout / 1000.0 if timeout else None
         static = executor.static if trace is None and deadline is None else None
         self._state.memory = MemoryLog() if trace is not None else None
+        self._running = static
         try:
             if static is not None:
                 values = static.run(feed_values)
             else:
                 values = executor.run(feed_values, trace=trace, deadline=deadline)
+        except TraceLimitReached:
+            if run_metadata is not None:  # the trace so far, for a viewer
+                run_metadata.trace, run_metadata.step_stats = trace, trace.firings
+                run_metadata.memory = self._state.memory
+            raise
         finally:
+            self._running = None
             memory, self._state.memory = self._state.memory, None
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
             run_metadata.memory = memory
         return rebuild(values)
+
+    def progress(self):
+        """cfnb's own: [(frame name, iteration), ...] of the loops the run under way is in (another
+        thread may ask; empty when no run is under way or it runs on the traced executor)."""
+        running = self._running
+        return running.progress() if running is not None else []
 
     def _executor(self, fetch_tensors, targets, feed_tensors):
         key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))

@@ -74,8 +74,16 @@ class StaticSchedule:
             raise _locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), self.exe,
                           self._namespace["_where"]) from e
 
+    def progress(self):
+        """[(frame name, iteration), ...] of the loops running now, outermost first. Safe to call
+        from another thread while `run` is under way (a progress display reads it)."""
+        frames = list(self._namespace["_frames"])
+        where = list(self._namespace["_where"])
+        return list(zip(frames, where[len(where) - len(frames):])) if frames else []
+
     def run(self, feed_values):
         state = self._namespace["_where"]
+        del self._namespace["_frames"][:]
         try:
             with np.errstate(all="ignore"):
                 results = self._run(feed_values)
@@ -126,7 +134,7 @@ class _Codegen:
         for name, info in exe.frames.items():
             if name != ROOT:
                 self.children_of.setdefault(info.parent_name, []).append(name)
-        self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0],
+        self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0], "_frames": [],
                           "_stuck": _stuck, "_pred_error": _pred_error}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
@@ -330,6 +338,13 @@ class _Codegen:
             self.set_ref(nid, 1, f"v{nid}_1", True)
             self.set_ref(nid, "live", refs[0], self.maybe_dead[item.in_edges[0]])
             return
+        if kind == MERGE and len(refs) == 2 and not any(port == 1 for _, _, port in self.consumers[nid]):
+            # A cond's two-way Merge whose value_index nobody reads: the first live input, inline.
+            self.emit(indent, f"v{nid}_0 = {refs[0]} if {refs[0]} is not DEAD else {refs[1]}")
+            all_dead = all(self.maybe_dead[e] for e in item.in_edges)
+            self.set_ref(nid, 0, f"v{nid}_0", all_dead)
+            self.set_ref(nid, "live", f"v{nid}_0", all_dead)
+            return
         if kind == MERGE:
             # The first live input wins, as the first live edge does in TensorFlow's executor.
             self.emit(indent, f"_live = [_k for _k, _v in enumerate(({', '.join(refs)},)) if _v is not DEAD]")
@@ -485,14 +500,17 @@ class _Codegen:
         for m in merges:
             code.append(f"    m{m.id} = p{m.in_edges[0][0]}")
         code.append("    _where.append(0)")
+        code.append(f"    _frames.append({name!r})")
         code.append("    while True:")
         code.extend(pre_lines)
         if pred_dead:
             code.append(f"        if {pred_ref} is DEAD:")
             code.append("            _where.pop()")
+            code.append("            _frames.pop()")
             code.append(f"            return {ret_dead}")
         code.append(f"        if not {pred_ref}:")
         code.append("            _where.pop()")
+        code.append("            _frames.pop()")
         code.append(f"            return ({''.join(r + ', ' for r in exit_refs)})")
         code.extend(body_lines)
         for r, d in zip(next_refs, next_dead):

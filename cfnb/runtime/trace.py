@@ -47,13 +47,24 @@ def summarize(value, width=40):
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-class Trace:
-    """The list of firings of one run (`trace.firings`), plus lookups the viewer needs."""
+class TraceLimitReached(Exception):
+    """Raised by a Trace with a `limit` when it is full: the run stops there (cfnb's own, so that a
+    viewer can trace the first N firings of a long or endless loop)."""
 
-    def __init__(self):
+
+class Trace:
+    """The list of firings of one run (`trace.firings`), plus lookups the viewer needs. With a
+    `limit`, recording the (limit+1)-th firing stops the run (TraceLimitReached); `truncated` says so."""
+
+    def __init__(self, limit=None):
         self.firings = []
+        self.limit = limit
+        self.truncated = False
 
     def record(self, item, frame, iteration, dead, outputs):
+        if self.limit is not None and len(self.firings) >= self.limit:
+            self.truncated = True
+            raise TraceLimitReached(f"the trace holds its first {self.limit} firings")
         if dead or not outputs:
             value, port = "-", 0
         elif KIND_NAMES[item.kind] == "Switch":

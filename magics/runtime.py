@@ -1,0 +1,464 @@
+"""`__cf`: what the transformed cell calls to build its graph (the cell's control flow).
+
+Values stay Python (or numpy) until they must be tensors, as in AutoGraph: `x = 2.0` keeps the
+float, `v = x * x` is computed by Python. A value becomes a tensor when it enters a loop or a cond
+(a loop variable, a branch output), when a tensor meets it, or when `--grad` names it. So the
+straight-line code around the loops computes what plain Python computes, and each `while` and
+tensor-`if` becomes graph control flow.
+
+Builtins, `math` and numpy calls, printing and list appends are in calls.py, what a `for` walks in
+iteration.py (mixins of Runtime).
+"""
+import numpy as np
+
+import cfnb
+from cfnb.framework.func_graph import FuncGraph
+
+from .calls import Calls, FString, tensors_in
+from .errors import CellError
+from .iteration import ForLoops
+from .lists import Accumulator, accumulator_for, flows_in, rebuild_flows
+
+
+class _Undefined:
+    """The value of a name that has not been assigned yet."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+
+class _UndefinedUse(Exception):
+    pass
+
+
+class Runtime(Calls, ForLoops):
+    """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
+
+    def __init__(self, options, graph):
+        self.options = options
+        self.graph = graph      # the graph being built (tracing also happens in function graphs)
+        self.depth = 0          # how many loop bodies / branches we are inside
+        self.probing = 0        # > 0 while a body is traced once only to learn its names' types
+        self.first = {}         # name -> the tensor of the cell's first top-level assignment (for --grad)
+        self.notebook = {}      # name -> the tensor made from the notebook's value (for --grad)
+        self.flags = {}         # name -> boolean tensor: did a top-level loop ever assign it
+        self.fallback = {}      # name -> its value before that loop, if it had one (a zero-trip loop leaves it)
+        self.python_ops = set() # ops whose result plain Python holds as a Python number (float(), math.*)
+        self.loops = {}         # While op -> (line, the loop's label: its `for` variable or None)
+        self.op_line = {}       # op -> the cell line that built it
+        self.numpy_ops = set()  # ops whose result plain Python would hold as numpy (see values.py)
+        self._marks = {}        # graph -> (ops seen, current line)
+        self.effects = [[]]     # per trace scope: the print ops (and effectful loops/conds) in order
+        self.top_effects = []   # the root graph's effect ops: run as targets
+        self.grad_names = {s for _target, sources in options.grads for s in sources}
+        self.cut = []           # (bool tensor, line, label): a top-level loop stopped by maximum_iterations
+
+    # --- lines -------------------------------------------------------------------------------
+    def at(self, line):
+        graph = cfnb.get_default_graph()
+        seen, current = self._marks.get(graph, (0, None))
+        ops = graph._ops
+        if current is not None:
+            for op in ops[seen:]:
+                self.op_line.setdefault(op, current)
+        self._marks[graph] = (len(ops), line)
+
+    def finish_lines(self):
+        """Give the ops built after each graph's last statement mark that statement's line."""
+        for graph, (seen, current) in list(self._marks.items()):
+            if current is not None:
+                for op in graph._ops[seen:]:
+                    self.op_line.setdefault(op, current)
+            self._marks[graph] = (len(graph._ops), current)
+
+    # --- values ------------------------------------------------------------------------------
+    def constant(self, v):
+        """A constant for a Python or numpy value, in the cell's dtype rules."""
+        numpy_value = isinstance(v, (np.ndarray, np.generic))
+        if self.options.dtypes == "numpy" and not numpy_value:
+            if isinstance(v, bool):
+                t = cfnb.constant(v)
+            elif isinstance(v, int):
+                t = cfnb.constant(v, dtype=cfnb.int64)
+            elif isinstance(v, float):
+                t = cfnb.constant(v, dtype=cfnb.float64)
+            else:
+                arr = np.asarray(v)
+                t = cfnb.constant(arr.astype(np.int64) if arr.dtype.kind == "i" else arr)
+        else:
+            t = cfnb.constant(v)
+        if numpy_value:
+            self.numpy_ops.add(t.op)
+        return t
+
+    def value(self, v):
+        """`v` as a tensor where it must be one (a loop variable, a branch output)."""
+        if isinstance(v, (cfnb.Tensor, _Undefined, Accumulator)) or hasattr(v, "_flow_for_control_flow"):
+            return v
+        if isinstance(v, tuple):
+            return tuple(self.value(x) for x in v)
+        if isinstance(v, (bool, int, float, np.ndarray, np.generic)):
+            return self.constant(v)
+        return v
+
+    def assign(self, name, v, line):
+        if isinstance(v, FString):
+            v = v.python(line)
+        if name in self.grad_names and self.depth == 0 and not isinstance(v, cfnb.Tensor):
+            v = self.value(v)  # --grad differentiates with respect to this very tensor
+        if isinstance(v, cfnb.Tensor) and name not in self.first and v.graph is self.graph and self.depth == 0:
+            self.first[name] = v
+        if self.depth == 0:
+            self.flags.pop(name, None)
+        return v
+
+    def from_namespace(self, ns, name, assigned):
+        """A notebook value the cell reads (and, if `assigned`, may rebind)."""
+        v = ns[name]
+        if isinstance(v, (np.ndarray, np.generic)) or (name in self.grad_names and isinstance(v, (int, float))):
+            v = self.constant(v)
+        if isinstance(v, list):
+            v = list(v)  # the cell's appends make a new list, as rebinding does
+        if isinstance(v, cfnb.Tensor):
+            self.notebook[name] = v
+        return v
+
+    def invariant(self, v):
+        """A number a loop reads but does not change: a constant made before the loop."""
+        if isinstance(v, (int, float, np.generic)) and not self.probing:
+            return self.constant(v)
+        return v
+
+    @staticmethod
+    def state(local_vars, names):
+        return tuple(local_vars.get(n, _Undefined(n)) for n in names)
+
+    # --- conditions --------------------------------------------------------------------------
+    @staticmethod
+    def _is_tensor(v):
+        return isinstance(v, cfnb.Tensor)
+
+    def and_(self, values, line):
+        result = values[0]
+        for v in values[1:]:
+            if self._is_tensor(result) or self._is_tensor(v):
+                result = cfnb.logical_and(_bool(result), _bool(v))
+            else:
+                result = result and v
+        return result
+
+    def or_(self, values, line):
+        result = values[0]
+        for v in values[1:]:
+            if self._is_tensor(result) or self._is_tensor(v):
+                result = cfnb.logical_or(_bool(result), _bool(v))
+            else:
+                result = result or v
+        return result
+
+    def eq(self, a, b, line):
+        return cfnb.equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a == b
+
+    def ne(self, a, b, line):
+        return cfnb.not_equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a != b
+
+    def not_(self, v, line):
+        return cfnb.logical_not(_bool(v)) if self._is_tensor(v) else not v
+
+    def if_exp(self, test, then, orelse, line):
+        if not self._is_tensor(test):
+            return then() if test else orelse()
+        return cfnb.cond(_bool(test), lambda: self.value(then()), lambda: self.value(orelse()))
+
+    # --- if ----------------------------------------------------------------------------------
+    def if_stmt(self, test, then_fn, else_fn, values, line):
+        if not self._is_tensor(test):
+            return then_fn(*values) if test else else_fn(*values)
+        if self.probing:
+            return self._probe_if(then_fn, else_fn, values)
+        try:
+            then_out, else_out = self._probe(then_fn, values), self._probe(else_fn, values)
+        except _UndefinedUse as e:
+            raise CellError(line, str(e)) from None
+        for a, b in zip(then_out, else_out):
+            if isinstance(a, _Undefined) != isinstance(b, _Undefined):
+                missing = "else" if isinstance(b, _Undefined) else "if"
+                raise CellError(line, f"'{a.name if isinstance(a, _Undefined) else b.name}' is given a value in one "
+                                      f"branch only: give it a value in the {missing} branch too, or before the `if`")
+        keep = [k for k, a in enumerate(then_out) if not isinstance(a, _Undefined)]
+        values = [self.value(v) for v in values]
+        effects = []
+
+        def branch(fn):
+            def run():
+                self.effects.append([])
+                try:
+                    returned = fn(*values)
+                    outs = [self.value(returned[k]) for k in keep]
+                finally:
+                    scope = self.effects.pop()
+                flat = flows_in(outs)
+                if scope:
+                    effects.append(scope)
+                    flat = self._tie(flat, scope[-1])
+                    if not flat:
+                        flat = [self._done(scope[-1])]
+                elif effects and not flat:
+                    flat = [cfnb.constant(True)]
+                return flat
+            return run
+
+        self.depth += 1
+        try:
+            outs = cfnb.cond(_bool(test), branch(then_fn), branch(else_fn), strict=True)
+        except (ValueError, TypeError) as e:
+            raise CellError(line, _short(e)) from None
+        finally:
+            self.depth -= 1
+        if effects:
+            op = (outs[0] if outs else None)
+            self._effect_done(op.op if op is not None else None)
+        outs = rebuild_flows([values[k] if isinstance(values[k], Accumulator) else then_out[k] for k in keep],
+                             outs) if keep else []
+        result = list(then_out)
+        for k, t in zip(keep, outs):
+            result[k] = t
+        return tuple(result)
+
+    def _probe_if(self, then_fn, else_fn, values):
+        """While probing: both branches run once, no cond is built; each name takes the first
+        defined value (its dtype and shape are all a probe needs)."""
+        then_out, else_out = then_fn(*values), else_fn(*values)
+        out = []
+        for a, b in zip(then_out, else_out):
+            if isinstance(a, _Undefined):
+                a = b
+            elif isinstance(a, list) and isinstance(b, list) and len(b) > len(a):
+                a = b
+            # A number set in a branch is a tensor after the cond: later `if`s on it are conds too.
+            out.append(self.value(a) if isinstance(a, (bool, int, float)) else a)
+        return tuple(out)
+
+    def _probe(self, fn, values):
+        """Call a branch/body function in a scratch graph, to see what it assigns."""
+        self.depth += 1
+        self.probing += 1
+        try:
+            # A function graph, so names from outside the loop (captured) can be read while probing.
+            with FuncGraph("probe", cfnb.get_default_graph()).as_default():
+                probes = [_placeholder_like(v) for v in values]
+                return _traced(fn, probes)
+        finally:
+            self.depth -= 1
+            self.probing -= 1
+
+    # --- while -------------------------------------------------------------------------------
+    def while_stmt(self, cond_fn, body_fn, values, names, label, written_first, line):
+        if self.probing:
+            return _traced(body_fn, list(values))
+        # A name the body writes before it reads it (a `for` target, a temporary) is not live into the
+        # loop, and one holding what no loop can carry (a string...) must be rebound by the body: both
+        # enter as if undefined (their old value does not matter, whatever its type), and a loop that
+        # runs zero times leaves their old value, as Python does.
+        old = list(values)
+        values = [_Undefined(names[k]) if names[k] in written_first or not _carriable(v) else self.value(v)
+                  for k, v in enumerate(values)]
+        undefined = [k for k, v in enumerate(values) if isinstance(v, _Undefined)]
+        undefined_names = {k: values[k].name for k in undefined}
+        lists = [k for k, v in enumerate(values) if isinstance(v, list)]
+        # A Python number is weak, as in numpy: `s = 0` then `s += 0.5` in the loop makes s a float.
+        weak = [k for k, v in enumerate(old) if isinstance(v, (int, float)) and not isinstance(v, bool)
+                and not isinstance(values[k], _Undefined)]
+        if undefined or lists or weak:
+            values = self._initial_values(body_fn, values, undefined, lists, names, line, weak)
+        # One boolean loop variable per name first assigned in this loop: did an iteration run?
+        flags = [cfnb.constant(False) for _ in undefined]
+        n = len(values)
+        scope_holder = []
+
+        def cond(*vs):
+            return _bool(self.value(cond_fn(*vs[:n])))
+
+        def body(*vs):
+            self.effects.append([])
+            try:
+                out = [self.value(v) for v in body_fn(*vs[:n])]
+            finally:
+                scope = self.effects.pop()
+            for k, (before, after) in enumerate(zip(vs[:n], out)):
+                if isinstance(before, Accumulator) != isinstance(after, Accumulator):
+                    raise CellError(line, f"'{names[k]}' is a list grown with .append in the loop: only .append "
+                                          f"may change it there")
+            out += [cfnb.constant(True) for _ in flags]
+            if scope:
+                scope_holder.append(scope)
+                out = self._tie(out, scope[-1])
+            return out
+
+        options = self.options
+        self.depth += 1
+        try:
+            result = cfnb.while_loop(cond, body, list(values) + flags, parallel_iterations=options.parallel_iterations,
+                                     maximum_iterations=options.maximum_iterations, swap_memory=options.swap_memory,
+                                     return_same_structure=True)
+        except _UndefinedUse as e:
+            raise CellError(line, str(e)) from None
+        except (ValueError, TypeError) as e:
+            if isinstance(e, CellError) or _raised_in_cell(e, line):
+                raise  # the body's own code failed: its line is reported (errors.from_python_error)
+            raise CellError(line, _name_loop_vars(_short(e), names)) from None
+        finally:
+            self.depth -= 1
+        while_op = next(t for t in flows_in(result)).op
+        while while_op.type == "Identity":  # while_v2 hands each output on through an Identity
+            while_op = while_op.inputs[0].op
+        self.loops[while_op] = (line, label)
+        if scope_holder:
+            self._effect_done(while_op)
+        outs = list(result[:n])
+        if self.depth == 0:
+            for k, flag in zip(undefined, result[n:]):
+                self.flags[undefined_names[k]] = flag
+                if not isinstance(old[k], _Undefined):
+                    self.fallback[undefined_names[k]] = old[k]  # what a zero-trip loop leaves
+            if options.maximum_iterations is not None:  # stopped with its condition still true: cut short
+                self.cut.append((cond(*outs), line, label))
+        return tuple(outs)
+
+    def _initial_values(self, body_fn, values, undefined, lists, names, line, weak=()):
+        """Trace the body once, in a scratch graph, to learn the dtype and shape of names it assigns
+        for the first time (they enter the loop as zeros of that dtype and shape) and of the items
+        it appends to lists (which become TensorArrays)."""
+        try:
+            outs = self._probe(body_fn, values)
+        except _UndefinedUse as e:
+            raise CellError(line, f"{e}: give it a value before the loop") from None
+        initial = list(values)
+        for k in undefined:
+            out = outs[k]
+            if isinstance(out, _Undefined):
+                raise CellError(line, f"'{out.name}' is not assigned on every path through the loop body")
+            if isinstance(out, list):
+                raise CellError(line, f"'{values[k].name}' is a list first made inside the loop: make it before "
+                                      f"the loop (`{values[k].name} = []`)")
+            out = self.value(out) if not isinstance(out, cfnb.Tensor) else out
+            if isinstance(out, cfnb.Tensor) and not out.shape.is_fully_defined():
+                raise CellError(line, f"'{values[k].name}' is first assigned inside the loop with a shape known only "
+                                      f"at run time: give it a value before the loop")
+            initial[k] = cfnb.zeros(out.shape.as_list(), out.dtype)
+        for k in lists:
+            initial[k] = accumulator_for(self, values[k], outs[k], names[k], line)
+        for k in weak:
+            out = outs[k]
+            if isinstance(out, cfnb.Tensor) and out.dtype != values[k].dtype and out.dtype.is_floating \
+                    and values[k].dtype.is_integer:
+                initial[k] = cfnb.cast(values[k], out.dtype)
+        return initial
+
+    # --- effects (print) ---------------------------------------------------------------------
+    def _effect(self, op):
+        """Order `op` after the scope's previous effect, and record it."""
+        scope = self.effects[-1]
+        if scope:
+            op._add_control_input(scope[-1])
+        elif self.depth == 0 and self.top_effects:
+            op._add_control_input(self.top_effects[-1])
+        scope.append(op)
+        if len(self.effects) == 1:
+            self.top_effects.append(op)
+
+    def _effect_done(self, op):
+        """A loop or cond whose functions print: it is an effect of the enclosing scope."""
+        if op is not None:
+            self._effect(op)
+
+    @staticmethod
+    def _tie(outs, last):
+        """Outputs that wait for `last`: a function's prints run before it returns (TensorFlow's
+        automatic control dependencies)."""
+        tied = []
+        with cfnb.control_dependencies([last]):
+            for o in outs:
+                tied.append(cfnb.identity(o) if isinstance(o, cfnb.Tensor) else o)
+        return tied
+
+    @staticmethod
+    def _done(last):
+        with cfnb.control_dependencies([last]):
+            return cfnb.constant(True)
+
+
+def _raised_in_cell(error, line):
+    """Was `error` raised by the cell's code on another line than `line` (inside a loop body)?"""
+    import traceback
+    cell_lines = [n for frame, n in traceback.walk_tb(error.__traceback__)
+                  if frame.f_code.co_name.startswith("__body") or frame.f_code.co_name.startswith("__cond")]
+    return bool(cell_lines) and cell_lines[-1] != line
+
+
+def _carriable(v):
+    return isinstance(v, (cfnb.Tensor, _Undefined, Accumulator, list, tuple, bool, int, float, np.ndarray,
+                          np.generic)) or hasattr(v, "_flow_for_control_flow")
+
+
+def _bool(v):
+    """A loop or `if` test: Python's truth of a number is `!= 0`."""
+    if isinstance(v, cfnb.Tensor) and v.dtype != cfnb.bool:
+        return cfnb.not_equal(v, cfnb.zeros_like(v))
+    return v
+
+
+def _placeholder_like(v):
+    if isinstance(v, _Undefined) or isinstance(v, list):
+        return v
+    if isinstance(v, Accumulator):
+        return v.probe_list()
+    if not isinstance(v, cfnb.Tensor):
+        return v
+    return cfnb.placeholder(v.dtype, v.shape)
+
+
+def _traced(fn, values):
+    """Call a branch/body function; reading an undefined name becomes a clear error."""
+    try:
+        return fn(*values)
+    except (TypeError, AttributeError) as e:
+        if isinstance(e, CellError):
+            raise
+        for v in values:
+            if isinstance(v, _Undefined) and f"'{v.name}'" in str(e):
+                raise _UndefinedUse(f"'{v.name}' is used before it is given a value") from None
+        if "_Undefined" in str(e):
+            name = next((v.name for v in values if isinstance(v, _Undefined)), "?")
+            raise _UndefinedUse(f"'{name}' is used before it is given a value") from None
+        raise
+
+
+def _name_loop_vars(message, names):
+    """TensorFlow's messages name a loop variable by its tensor; the cell knows it by its name."""
+    import re
+    visible = list(names)
+    message = re.sub(r"Loop var \S+ \(loop variable #(\d+)\)", lambda m: f"'{_visible(visible, m)}'", message)
+    message = re.sub(r"Input tensor '[^']+' \(loop variable #(\d+)\)", lambda m: f"'{_visible(visible, m)}'",
+                     message)
+    message = re.sub(r"<dtype: '(\w+)'>", r"\1", message)
+    return message.replace("add a cfnb.cast in the body", "use .astype(...) in the body to keep it")
+
+
+def _visible(names, match):
+    k = int(match.group(1))
+    name = names[k] if k < len(names) else f"#{k}"
+    return name
+
+
+def _short(error):
+    text = str(error)
+    return text.split("\n\nFirst structure")[0]
+
+
+__all__ = ["Runtime", "_Undefined", "tensors_in"]

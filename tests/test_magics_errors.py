@@ -1,0 +1,135 @@
+"""Errors a student can read: every refusal names its line and what to write instead; Python errors
+of the cell show the cell's lines with the failing one marked and no frame of magics/ or cfnb/;
+errors while the graph runs name the line, the loop and the iteration."""
+import numpy as np
+import pytest
+from IPython.core.error import UsageError
+
+from magics.errors import CellError
+
+
+@pytest.fixture(scope="module")
+def ip():
+    from IPython.testing import globalipapp
+    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "cfnb")
+    return shell
+
+
+@pytest.fixture
+def clean(ip):
+    ip.user_ns["np"] = np
+    ip.user_ns["xs"] = np.array([3.0, -1.0, 4.0, 1.0, -5.0, 9.0, 2.0, -6.0])
+    before = set(ip.user_ns)
+    yield ip
+    for name in set(ip.user_ns) - before:
+        del ip.user_ns[name]
+
+
+def fails(ip, cell, options="--no-display"):
+    with pytest.raises(CellError) as info:
+        ip.run_cell_magic("whileloop", options, cell)
+    return info.value
+
+
+REFUSALS = [
+    ("i = 0\nwhile i < 3:\n    return i", 3, "`return` is not supported"),
+    ("i = 0\ntry:\n    i = 1\nexcept ValueError:\n    pass", 2, "`try` is not supported"),
+    ("import contextlib\nwith contextlib.nullcontext():\n    i = 1", 2, "`with` is not supported"),
+    ("def f(x):\n    return x", 1, "define functions in another cell"),
+    ("sq = [i * i for i in range(3)]", 1, "comprehensions are not supported"),
+    ("f = lambda x: x", 1, "`lambda` is not supported"),
+    ("pairs = np.ones((3, 2))\nfor a, b in pairs:\n    pass", 2, "`for a, b in ...`: loop over one name"),
+    ("for k in {'a': 1}:\n    pass", 1, "`for k in <dict>`: a graph loop walks range(...)"),
+    ("s = 0.0\nfor i, x in enumerate(xs):\n    s += x", 2, "for enumerate(xs): `for i in range(len(xs)):`"),
+    ("s = 0.0\nfor p in enumerate(xs):\n    s += p[1]", 2, "enumerate() of a graph value has no graph form"),
+    ("i = 0\nwhile i < 3:\n    j = 5", 2, "would never become false"),
+    ("i = 0\nwhile True:\n    i += 1", 2, "would never become false"),
+    ("i = 0\nwhile i < 3:\n    k += 1\n    i += 1", 2, "'k' is used before it is given a value"),
+    ("a = np.float64(1.0)\nif a > 0:\n    fresh = 1\nelse:\n    pass", 2,
+     "'fresh' is given a value in one branch only"),
+    ("x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5", 2, "'x' enters the loop with type int64 but has type float64"),
+    ("v = np.ones(2)\nwhile np.sum(v) < 10:\n    v = np.concatenate([v, v])", 2, "shape"),
+    ("ys = [1]\nfor i in range(3):\n    ys = ys + [i]", 3, "can only grow with .append there"),
+    ("import math\ng = 0.0\nfor x in xs:\n    g = g + math.gamma(x)", 4, "math.gamma has no graph form"),
+    ("s = 0.0\nfor x in xs:\n    s = s + sum(x)", 3, "sum() of a graph value has no graph form: use np.sum(x)"),
+    ("for x in xs:\n    print(f'{x:.3f}')", 2, "the format '{...:.3f}' of a graph value"),
+    ("b = False\nfor x in xs:\n    b = bool(x)", 3, "bool() of a graph value"),
+    ("s = 0.0\nfor i in range(3):\n    s += np.random.rand()", 3, "np.random.rand(...) in a loop would be drawn once"),
+    ("import random\ns = 0.0\nfor i in range(3):\n    s += random.random()", 4, "random(...) in a loop would be drawn"),
+]
+
+
+@pytest.mark.parametrize("cell,line,pattern", REFUSALS)
+def test_refusals_name_the_line_and_the_alternative(clean, cell, line, pattern):
+    error = fails(clean, cell)
+    assert error.line == line and pattern in error.message, (error.line, error.message)
+    assert isinstance(error, UsageError)  # IPython shows it without a traceback of its own
+
+
+def test_a_numpy_function_without_a_graph_form_is_refused_with_its_name_and_line(clean):
+    error = fails(clean, "A = np.eye(2)\nw = A\nfor k in range(2):\n    w = np.linalg.eig(A * xs[k])")
+    assert error.line == 4 and "eig" in error.message and error.kind == "UnsupportedNumpyError"
+
+
+def test_a_python_error_shows_the_cell_lines_with_the_failing_one_marked(clean):
+    cell = "x = 1.0\nfor i in range(3):\n    x = x + 1\ny = undefined_helper(x)\nz = 2"
+    error = fails(clean, cell)
+    assert error.kind == "NameError" and error.line == 4 and "undefined_helper" in error.message
+    shown = "\n".join(error._render_traceback_())
+    assert "---->   4 y = undefined_helper(x)" in shown and "      3     x = x + 1" in shown
+    assert "magics" not in shown and "cfnb" not in shown and "File " not in shown
+    assert len(error._render_traceback_()) <= 8
+
+
+def test_ipython_prints_only_the_cell_and_the_message(clean, capsys):
+    clean.run_cell("%%whileloop --no-display\nx = 1.0\ny = undefined_helper(x)\n")
+    err = capsys.readouterr()
+    text = err.out + err.err
+    assert "----> " in text and "undefined_helper" in text
+    assert "magics/" not in text and "cfnb/" not in text and "interactiveshell" not in text
+
+
+def test_a_run_time_error_names_the_line_the_loop_and_the_iteration(clean):
+    for form in ("lowered", "functional"):
+        error = fails(clean, "s = 0.0\nfor i in range(10):\n    s += xs[i]", f"--no-display --form {form}")
+        assert error.line == 3, (form, error.message)
+        assert "iteration 9 of the loop at line 2 (`for i`)" in error.message, (form, error.message)
+        assert error.kind == "IndexError" and error._render_traceback_()[0] == "IndexError in %%whileloop cell"
+
+
+def test_integer_division_by_zero_while_running(clean):
+    error = fails(clean, "i = 4\nd = 0\nwhile i > 0:\n    i = i // d")
+    assert error.line == 4 and "division by zero" in error.message and "iteration 1 of the loop at line 3" in \
+        error.message
+
+
+def test_syntax_errors_are_pythons(clean):
+    with pytest.raises(SyntaxError) as info:
+        clean.run_cell_magic("whileloop", "--no-display", "i = 0\nwhile i < 3\n    i += 1")
+    assert info.value.lineno == 2
+
+
+def test_a_failed_cell_changes_no_name(clean):
+    clean.user_ns["s"] = "before"
+    fails(clean, "s = 0.0\nfor i in range(10):\n    s += xs[i]")
+    assert clean.user_ns["s"] == "before"
+
+
+def test_bad_options(clean):
+    with pytest.raises(UsageError, match="write it as OUT:IN"):
+        clean.run_cell_magic("whileloop", "--no-display --grad v", "v = 1.0")
+    with pytest.raises(UsageError, match="--parallel-iterations must be a positive integer"):
+        clean.run_cell_magic("whileloop", "--no-display --parallel-iterations 0", "v = 1.0")
+    error = fails(clean, "i = 0\nwhile i < 3:\n    i += 1", "--no-display --grad i:i")
+    assert "only float values have gradients" in error.message
+    error = fails(clean, "v = 1.0\nw = v * 2", "--no-display --grad w:v,nothing")
+    assert "'nothing' is not a value the cell assigns" in error.message
+
+
+def test_help_shows_usage_and_two_examples(clean):
+    doc = clean.find_cell_magic("whileloop").__doc__
+    assert doc.lstrip(": \n").startswith("%%whileloop [options]")
+    assert doc.count("    %%whileloop") == 2
+    for words in ("--grad <OUT:IN[,IN...]>", "--dtypes", "int64", "float64", "What converts", "What is refused"):
+        assert words in doc
