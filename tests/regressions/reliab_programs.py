@@ -776,7 +776,7 @@ def tf_control_flow_test_while_cond_with_control(tf):
     return {"r": loop}, {}
 
 
-@program(pending={"v2": "v reaches the nested cond through two captures: issue 9's nested-capture bug"})
+@program()
 def tf_control_flow_test_while_cond_with_control_1(tf):
     # testWhileCondWithControl_1: a cond that assigns, as a control dependency of the body's result
     v = _variable(tf, 2.0)
