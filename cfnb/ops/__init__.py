@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     list_ops,
     logging_ops,
     math_ops,
+    sendrecv_ops,
     tensor_array_ops,
     variables,
     while_v2,
