@@ -143,7 +143,9 @@ class _Partitioner:
 
     # --- AddControlFlow ----------------------------------------------------------------------
     def build_control_flow_info(self):
-        """frame[node], parent[frame] and an Enter of each frame (BuildControlFlowInfo)."""
+        """frame[node] (the frame a node is activated in, as the executor sees it: an Enter in the parent
+        frame, an Exit in the frame it leaves), parent[frame] and an Enter of each frame
+        (BuildControlFlowInfo)."""
         out = {n: [] for n in self.nodes}
         for src, _port, dst, _slot in self.edges():
             out[src].append(dst)
@@ -175,12 +177,15 @@ class _Partitioner:
         self.frame, self.parent = frame, parent
 
     def input_frame(self, n):
-        """The frame an edge into n is in: n's own, except for an Enter (its parent's)."""
-        f = self.frame.get(n, ROOT)
-        return self.parent[f] if n.op in _ENTER else f
+        """The frame an edge into n is in: the frame n is activated in (for an Enter, the parent frame;
+        for an Exit, the frame it leaves). TensorFlow's InputFrame."""
+        return self.frame.get(n, ROOT)
 
     def output_frame(self, n):
-        """The frame an edge out of n is in: n's own, except for an Exit (its parent's)."""
+        """The frame an edge out of n is in: an Enter's child frame, an Exit's parent frame, otherwise
+        n's own (TensorFlow's OutputFrame)."""
+        if n.op in _ENTER:
+            return n.attr["frame_name"]
         f = self.frame.get(n, ROOT)
         return self.parent[f] if n.op in _EXIT else f
 
@@ -221,8 +226,9 @@ class _Partitioner:
         switch.inputs = [(merge, 0), (loop_cond, 0)]
         nxt.inputs = [(switch, 1)]
         merge.inputs = [(enter, 0), (nxt, 0)]
-        for n in (enter, merge, switch, nxt):
+        for n in (merge, switch, nxt):
             self.frame[n] = frame_name
+        self.frame[enter] = self.parent[frame_name]  # an Enter is activated in the parent frame
         self.out_nodes.update({enter: [merge], merge: [switch], switch: [nxt], nxt: [merge]})
         self.out_nodes[loop_cond].append(switch)
         return enter, merge

@@ -107,11 +107,9 @@ class MultiDeviceExecutor:
 
     static = None  # the precompiled schedule steps aside: partitions need the executor's parked Recvs
 
-    def __init__(self, ops, placement, fetches, feeds, targets, make_kernel, devices):
-        self.devices = devices
-        self.fetch_names = [t.name for t in fetches]
-        self.partition_graphs, _, self.control_loops = partition_graphs(ops, placement, feeds, fetches, targets,
-                                                                        devices)
+    def __init__(self, partitions, fetch_names, make_kernel):
+        self.fetch_names = list(fetch_names)
+        self.partition_graphs = partitions
         self._call = _CallFrame()
         self._lock = threading.Lock()
         self.executors = []

@@ -180,8 +180,8 @@ class Session:
         needed = [item.op for item in exe.items if item.op is not None]
         devices = {placement[op] for op in needed} | {self._devices.default} if placement else ()
         if len(devices) > 1:
-            executor = MultiDeviceExecutor(needed, placement, fetch_tensors, feed_tensors, targets, self._make_kernel,
-                                           self._devices)
+            parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
+            executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel)
         else:
             executor = Executor(exe)
             executor.static = compile_static(exe) if self._config.static_schedule else None
