@@ -57,9 +57,23 @@ def colocation_groups(ops):
 def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
     """{op: full device name} for `ops` (a whole graph, as TensorFlow places the whole graph)."""
     groups = colocation_groups(ops)
+    consumers = {op: [] for op in ops}
+    for op in ops:
+        for t in op._inputs:
+            if t.op in consumers:
+                consumers[t.op].append(op)
+        for c in op._control_inputs:
+            if c in consumers:
+                consumers[c].append(op)
+
+    def is_generator(op):
+        return not op._inputs and len(op._outputs) == 1 and len(consumers[op]) == 1
+
     group_device = {}
     requested = {}
-    for op in ops:
+    # Requests are read in graph order, generators last (TensorFlow places them in a second pass, so an
+    # impossible request is reported on the op that consumes a generator).
+    for op in [op for op in ops if not is_generator(op)] + [op for op in ops if is_generator(op)]:
         if op.device:
             root = groups.find(op)
             prev = requested.get(root)
@@ -74,21 +88,13 @@ def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
         group_device[root] = devices.resolve(op.name, spec, allow_soft_placement)
 
     placement = {}
-    consumers = {op: [] for op in ops}
-    for op in ops:
-        for t in op._inputs:
-            if t.op in consumers:
-                consumers[t.op].append(op)
-        for c in op._control_inputs:
-            if c in consumers:
-                consumers[c].append(op)
     default = next((d for d in devices if parse(d).get("device_type") == "GPU"), devices.default)
     deferred = []
     for op in ops:
         root = groups.find(op)
         if root in group_device:
             placement[op] = group_device[root]
-        elif not op._inputs and len(op._outputs) == 1 and len(consumers[op]) == 1:
+        elif is_generator(op):
             deferred.append(op)  # Heuristic A: a generator goes with its consumer (second pass)
             continue
         elif op.type in _IDENTITY_LIKE and op._inputs and op._inputs[0].op in placement:

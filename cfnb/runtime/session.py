@@ -21,10 +21,10 @@ from ..framework import dtypes, errors, nest
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from .devices import DeviceSet
 from .executor import Executor
 from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
-from .devices import DeviceSet
 from .memory import MemoryLog
 from .multi_device import MultiDeviceExecutor, partition_graphs
 from .placer import place
