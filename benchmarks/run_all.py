@@ -11,6 +11,7 @@ import numpy as np
 import rnn_backward
 import rnn_forward
 import scalar_loop
+import two_devices
 from _timing import SKIPPED, tf_python
 
 
@@ -24,6 +25,7 @@ def main():
     ok = scalar_loop.main()
     ok &= rnn_forward.main()
     ok &= rnn_backward.main()
+    ok &= two_devices.main()
     return ok
 
 
