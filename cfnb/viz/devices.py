@@ -15,7 +15,7 @@ import html
 import graphviz
 
 from ..framework.ops import _parse_device
-from .dot import CONST_STYLE, FONT, OP_STYLE, STYLE
+from .dot import CONST_STYLE, FONT, OP_STYLE, STYLE, GraphView
 
 TRANSFER_STYLE = {
     "_Send": {"shape": "rarrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
@@ -98,6 +98,12 @@ def partitions_to_dot(partition_graphs, title=None):
     return dot
 
 
+def show_partitions(partition_graphs, title=None):
+    """A displayable view of the partitions (SVG, with a short deterministic text/plain)."""
+    sizes = ", ".join(f"{short_name(pg.device)}: {len(pg.node)} nodes" for pg in partition_graphs)
+    return GraphView(partitions_to_dot(partition_graphs, title), f"<cfnb partitions: {sizes}>")
+
+
 class Timeline:
     """The firings of a traced run as bars on one row per device (`.svg`, or shown in Jupyter)."""
 
@@ -164,3 +170,6 @@ class Timeline:
 
     def _repr_svg_(self):
         return self.svg
+
+    def __repr__(self):
+        return f"<cfnb Timeline: {len(self.devices)} devices, {len(self.firings)} firings>"
