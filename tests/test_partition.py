@@ -245,3 +245,27 @@ def test_gradients_of_a_partitioned_loop_both_placements(mode):
         ops_on_b = {n.name for pg in meta.partition_graphs if pg.device == CPU1 for n in pg.node}
         assert ("gradients/while/Tanh_grad/TanhGrad" in ops_on_b) == (name == "while_gradient_colocated") or \
             mode == "v2"
+
+
+def test_deadline_while_waiting_for_a_recv():
+    """A device waiting for a Recv while another is still busy honours the run's deadline."""
+    import time
+    import types
+
+    from cfnb.runtime.rendezvous import Rendezvous
+    rendezvous = Rendezvous(num_devices=2)   # the other device never waits: it counts as busy
+    endpoint = rendezvous.endpoint(CPU0)
+    token = (types.SimpleNamespace(name="x/_1"), None, None, False)
+    assert rendezvous.recv(((CPU1, 2, CPU0, "edge_1_x"), (), 0), endpoint, token) is None
+    with pytest.raises(errors.DeadlineExceededError, match=r"x/_1 on CPU:0 \(root frame\) waits for edge_1_x"):
+        rendezvous.wait(endpoint, deadline=time.monotonic() + 0.05)
+
+
+def test_single_device_run_reports_one_partition():
+    x = tf.placeholder(tf.float32, [], name="x")
+    y = tf.square(x, name="y")
+    values, meta = run_with_partitions(y, {x: 3.0}, tf.ConfigProto())
+    assert values == 9.0 and [pg.device for pg in meta.partition_graphs] == [CPU0]
+    assert [(n.name, n.op) for n in meta.partition_graphs[0].node] == [
+        ("_arg_x_0_0", "_Arg"), ("y", "Square"), ("_retval_y_0_0", "_Retval")]
+    assert meta.partition_graphs[0].node[1].input == ["_arg_x_0_0"]
