@@ -41,6 +41,7 @@ from .framework.ops import (
 from .framework.registry import RegisterGradient
 from .framework.tensor_shape import TensorShape
 from .gradients import gradients, hessians
+from .ops import numpy_dispatch  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
 from .ops.array_ops import (
     cast,
     concat,
@@ -79,10 +80,13 @@ from .ops.control_flow_v2_toggles import (
 )
 from .ops.functional_ops import foldl, map_fn, scan
 from .ops.logging_ops import Assert, Print
+from .ops.logging_ops import print_v2 as print  # noqa: A001 - `tf.print`
 from .ops.math_ops import (
     abs,
     add,
     add_n,
+    argmax,
+    argmin,
     cos,
     div,
     div_no_nan,

@@ -56,3 +56,15 @@ class ResourceExhaustedError(OpError):
 class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation a symbolic tensor cannot support while the graph is being built, such as
     iterating over it (TensorFlow's `tf.errors.OperatorNotAllowedInGraphError`)."""
+
+
+class UnsupportedNumpyError(TypeError):
+    """A numpy function or method applied to a symbolic tensor that has no graph form in cfnb.
+
+    `function` names it (`"numpy.linalg.inv"`, `"Tensor.item"`); the message says what to write
+    instead. Raised by the numpy dispatch protocols on Tensor (cfnb/ops/numpy_dispatch.py) before
+    numpy itself runs, so no traceback comes from inside numpy."""
+
+    def __init__(self, function, message):
+        super().__init__(message)
+        self.function = function

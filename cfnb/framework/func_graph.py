@@ -20,6 +20,7 @@ class FuncGraph(Graph):
         self.building_function = True
         self.structured_outputs = None
         self._collections = outer_graph._collections  # variables stay visible inside functions
+        self._dtype_rules = outer_graph.dtype_rules  # a cond branch or loop body numbers as its graph does
 
     @property
     def external_captures(self):

@@ -5,6 +5,7 @@ Python inputs inside it (so the constant for `1.0` is named `add/y`), check that
 type attribute agree, then create the op with the scope's name.
 """
 from . import dtypes as _dtypes
+from .dtype_rules import NUMPY_RULES
 from .ops import Tensor, convert_to_tensor, get_default_graph
 
 
@@ -22,12 +23,19 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
     g = graph or _graph_of(inputs)
     same = set(same_type or ())
     fixed = {arg: _dtypes.as_dtype(dt) for arg, dt in (dtypes or {}).items()}
+    numpy_rules = None
+    if g.dtype_rules == NUMPY_RULES:
+        from ..ops import numpy_rules  # numpy's promotion: an op layer concern (it builds Casts)
     with g.as_default(), g.name_scope(name or default_name or op_type) as scope:
+        if numpy_rules is not None and same:
+            inputs = numpy_rules.promote_inputs(op_type, inputs, same)
         t_dtype = t_arg = None
         converted = []
         for arg, value in inputs:
             if arg in fixed:
                 t = _convert_to(value, fixed[arg], arg, op_type)
+                if numpy_rules is not None:
+                    t = numpy_rules.index_input(t, fixed[arg])
                 if t.dtype != fixed[arg]:
                     raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
                                     f"match expected type of {fixed[arg].name}.")
@@ -40,7 +48,10 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
                 t = convert_to_tensor(value, name=arg)
                 if arg in same:
                     t_dtype, t_arg = t.dtype, arg
-                    if allowed is not None and t_dtype not in allowed:
+                    # Under numpy's rules an op numpy has a ufunc for takes the dtypes numpy's loop takes
+                    # (np.floor of an int64 is an int64): its kernel is that ufunc.
+                    if allowed is not None and t_dtype not in allowed and not (
+                            numpy_rules is not None and op_type in numpy_rules.UFUNCS and t_dtype.is_numeric):
                         raise TypeError(f"Value passed to parameter '{arg}' has DataType {t_dtype.name} not in "
                                         f"list of allowed values: {', '.join(d.name for d in allowed)}")
             converted.append(t)

@@ -15,7 +15,9 @@ import threading
 
 import numpy as np
 
+from . import dtype_rules as _rules
 from . import dtypes as _dtypes
+from .dtype_rules import NUMPY_RULES, TENSORFLOW_RULES
 from .registry import get_op_def
 from .tensor_shape import as_shape
 
@@ -232,6 +234,21 @@ class Graph:
         self._lock = threading.Lock()
         self.building_function = False
         self.outer_graph = None
+        self._dtype_rules = TENSORFLOW_RULES
+
+    @property
+    def dtype_rules(self):
+        """How Python values become tensors and how mixed dtypes combine in this graph:
+        "tensorflow" (the default, TensorFlow's: 1.5 is float32, mixed dtypes are a TypeError) or
+        "numpy" (Python's and numpy's: 1.5 is float64, mixed dtypes promote as numpy 2 does, through
+        visible Cast ops; see cfnb/ops/numpy_rules.py). Functions built inside take the value of
+        the graph that encloses them. While `gradients()` builds, every graph follows TensorFlow's
+        rules: gradient functions are written for them, and the forward graph already holds the casts."""
+        return _rules.forced() or self._dtype_rules
+
+    @dtype_rules.setter
+    def dtype_rules(self, rules):
+        self._dtype_rules = _rules.check(rules)
 
     def _next_id(self):
         self._counter += 1
@@ -528,8 +545,13 @@ def register_tensor_conversion_function(cls, fn):
     _tensor_conversion_functions.append((cls, fn))
 
 
-def infer_dtype(value):
-    """The dtype TensorFlow gives a Python/numpy value: float -> float32, int -> int32."""
+def infer_dtype(value, rules=TENSORFLOW_RULES):
+    """The dtype TensorFlow gives a Python/numpy value: float -> float32, int -> int32.
+
+    Under numpy's rules (`Graph.dtype_rules == "numpy"`) it is the dtype numpy gives it
+    (`np.asarray(value).dtype`): float -> float64, int -> int64."""
+    if rules == NUMPY_RULES and not isinstance(value, (str, bytes, np.ndarray, np.generic)):
+        return _rules.numpy_dtype_of(value, _elements)
     if isinstance(value, np.ndarray | np.generic):
         return _dtypes.as_dtype(value.dtype)
     if isinstance(value, bool):

@@ -15,6 +15,7 @@ import collections
 import contextlib
 
 from ..framework import dtypes
+from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
 from ..framework.func_graph import FuncGraph
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
@@ -258,7 +259,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
     g = get_default_graph() if src_graph is not None else ys[0].graph
-    with g.as_default(), g.name_scope(name) as scope, _pushed(scope):
+    # Gradient functions are written for TensorFlow's dtype rules; a numpy-rules graph already holds
+    # explicit Casts, whose gradients cast back (see Graph.dtype_rules).
+    with g.as_default(), g.name_scope(name) as scope, _pushed(scope), forced_dtype_rules(TENSORFLOW_RULES):
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs_list]

@@ -79,7 +79,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
         raise TypeError(f"constant() expects a Python or numpy value, got the Tensor {value.name}")
     if value is None:
         raise ValueError("None values not supported.")
-    dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value)
+    g = get_default_graph()
+    dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value, g.dtype_rules)
     if isinstance(value, np.ndarray | np.generic):
         arr = value.astype(dtype.as_numpy_dtype)  # TensorFlow casts numpy values: 1.5 -> int32 1
     else:
@@ -94,7 +95,6 @@ def constant(value, dtype=None, shape=None, name="Const"):
                 raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {arr.shape}.")
             arr = arr.reshape(shape)
     arr = _as_value(arr.copy())
-    g = get_default_graph()
     return g.create_op("Const", [], {"value": arr, "dtype": dtype}, name=name).outputs[0]
 
 
@@ -192,7 +192,7 @@ def _reshape_infer(op):
     return [(x.dtype, TensorShape(out))]
 
 
-register_op("Reshape", _reshape_infer, lambda op: lambda x, s: np.reshape(x, s))
+register_op("Reshape", _reshape_infer, lambda op: lambda x, s: _as_value(np.reshape(x, s)))
 
 
 def reshape(tensor, shape, name=None):
@@ -376,7 +376,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 def convert_dtype(v):
     from ..framework.ops import infer_dtype
-    return infer_dtype(v)
+    return infer_dtype(v, get_default_graph().dtype_rules)
 
 
 def _rank_dtype(dt):
@@ -588,6 +588,12 @@ def _getitem(tensor, key):
     """`t[1:3, 0]`, `t[..., None]`, `t[i]` with tensor indices: one StridedSlice op."""
     if not isinstance(key, tuple):
         key = (key,)
+    for item in key:
+        bounds = (item.start, item.stop, item.step) if isinstance(item, slice) else (item,)
+        for b in bounds:
+            if isinstance(b, Tensor) and b.dtype not in (dtypes.int32, dtypes.int64):
+                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
+                                f"int32/int64 tensors are valid indices, got {b!r}")
     spec, dynamic, slots = [], [], []
     for pos, item in enumerate(key):
         if isinstance(item, slice):

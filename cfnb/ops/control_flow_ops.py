@@ -592,7 +592,7 @@ class WhileContext(ControlFlowContext):
         Returns (total iterations, the counter's NextIteration, which orders the stack pushes)."""
         from .array_ops import constant
         from .math_ops import add
-        n = constant(0, name="f_count")
+        n = constant(0, dtypes.int32, name="f_count")
         if outer_grad_state is not None:
             # Pushes of the i-th execution of an inner loop come before those of the (i+1)-th.
             outer_add_op = outer_grad_state.forward_index.op.inputs[0].op
@@ -618,7 +618,7 @@ class WhileContext(ControlFlowContext):
         loop runs exactly as many iterations as the forward loop did."""
         from .array_ops import constant
         from .math_ops import greater_equal, subtract
-        one = constant(1, name="b_count")
+        one = constant(1, dtypes.int32, name="b_count")
         self.Enter()
         self.AddName(count.name)
         enter_count = enter(count, self._name, is_constant=False, parallel_iterations=self._parallel_iterations,

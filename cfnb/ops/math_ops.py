@@ -8,7 +8,8 @@ import operator
 import numpy as np
 
 from ..framework import dtypes
-from ..framework.op_def_library import apply_op
+from ..framework.dtype_rules import NUMPY_RULES
+from ..framework.op_def_library import _graph_of, apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
@@ -191,8 +192,15 @@ def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
 
 
 def truediv(x, y, name=None):
-    """`x / y`: integers are cast to float64 first (TensorFlow's truediv), then a RealDiv."""
-    with get_default_graph().name_scope(name or "truediv") as scope:
+    """`x / y`: integers are cast to float64 first (TensorFlow's truediv), then a RealDiv.
+
+    Under numpy's rules the RealDiv's inputs promote as `np.true_divide`'s (ints to float64)."""
+    g = _graph_of([("x", x), ("y", y)])
+    if g.dtype_rules == NUMPY_RULES:
+        with g.as_default(), g.name_scope(name or "truediv") as scope:
+            return apply_op("RealDiv", [("x", x), ("y", y)], name=scope, same_type=("x", "y"),
+                            allowed=FLOATS).outputs[0]
+    with g.name_scope(name or "truediv") as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y", dtype_hint=x.dtype)
         if x.dtype != y.dtype:
@@ -354,6 +362,42 @@ reduce_all = _reduction("All")
 reduce_any = _reduction("Any")
 
 
+def _arg_infer(op):
+    x, axis = op._inputs
+    a = _const_value(axis)
+    if x.shape.ndims is None or a is None:
+        return [(op.get_attr("output_type"), TensorShape(None))]
+    dims = x.shape.as_list()
+    del dims[int(a) % len(dims)]
+    return [(op.get_attr("output_type"), TensorShape(dims))]
+
+
+def _arg_kernel(np_fn):
+    def make(op):
+        out = op.get_attr("output_type").as_numpy_dtype
+        return lambda x, axis: _as_value(np.asarray(np_fn(x, axis=int(axis))).astype(out))
+    return make
+
+
+register_op("ArgMax", _arg_infer, _arg_kernel(np.argmax))
+register_op("ArgMin", _arg_infer, _arg_kernel(np.argmin))
+
+
+def _arg_reduction(op_type):
+    def arg(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
+        axis = dimension if axis is None else axis
+        return apply_op(op_type, [("input", input), ("dimension", 0 if axis is None else axis)],
+                        {"output_type": dtypes.as_dtype(output_type)}, name=name, default_name=op_type,
+                        allowed=NUMBERS, dtypes={"dimension": dtypes.int32}).outputs[0]
+    arg.__name__ = op_type.lower()
+    arg.__doc__ = f"The index of the {op_type[3:].lower()} along `axis` (TensorFlow's `{op_type}`, int64)."
+    return arg
+
+
+argmax = _arg_reduction("ArgMax")
+argmin = _arg_reduction("ArgMin")
+
+
 # ---------------------------------------------------------------------------------------------
 # softmax
 
@@ -378,9 +422,10 @@ def softmax(logits, axis=None, name=None):
 
 def _overload(fn, scope_name, reverse=False):
     def method(self, other):
-        from ..framework.op_def_library import _graph_of
         g = _graph_of([("x", self)])
         with g.as_default(), g.name_scope(scope_name) as scope:
+            if g.dtype_rules == NUMPY_RULES:  # numpy's promotion happens in the op (numpy_rules.py)
+                return fn(other, self, name=scope) if reverse else fn(self, other, name=scope)
             # TensorFlow: `x + 1.5` tries x's dtype for 1.5 and reports the mismatch in the op;
             # `1.5 + x` converts 1.5 to x's dtype outright (a TypeError when it does not fit).
             other = (convert_to_tensor(other, name="x", dtype=self.dtype) if reverse else

@@ -18,7 +18,9 @@ def _tensor_ref(t):
 def _attr_text(value):
     if isinstance(value, bool):
         return str(value)
-    if isinstance(value, float | int | str):
+    if isinstance(value, str):
+        return value.replace("\n", "\\n").replace("\t", "\\t")  # one line per op (a print's `end`)
+    if isinstance(value, float | int):
         return str(value)
     if hasattr(value, "name") and not isinstance(value, np.ndarray):
         return str(value.name)
