@@ -12,6 +12,7 @@ The devices are simulated: each is a Python thread, so two devices overlap in ti
 knows how to park a Recv.
 """
 import threading
+import warnings
 
 from ..framework import errors
 from ..framework.ops import Graph, Operation
@@ -22,6 +23,32 @@ from .graph_compiler import compile_graph
 from .rendezvous import Rendezvous
 
 _MISSING = object()
+
+
+def warn_strict_function_devices(ops, placement, devices):
+    """Strict functional ops (`lower_functional_ops=False`) are single-device calls: an If/While runs its
+    functions on its own device, as TensorFlow's FunctionLibraryRuntime did before multi-device functions.
+    Say so when a function asks for another device, rather than silently ignoring the request."""
+    for op in ops:
+        functions = _functions_of(op)
+        asked = set()
+        while functions:
+            f = functions.pop()
+            for inner in f.get_operations():
+                found = devices.matching(inner.device) if inner.device else []
+                if found and found[0] != placement[op]:
+                    asked.add(found[0])
+                functions.extend(_functions_of(inner))
+        if asked:
+            warnings.warn(f"{op.type} '{op.name}' runs its functions on {placement[op]} as one strict call "
+                          f"(lower_functional_ops=False): the devices its functions ask for "
+                          f"({', '.join(sorted(asked))}) are not used. Lower it (the default) to place each of its "
+                          f"ops.", stacklevel=4)
+
+
+def _functions_of(op):
+    return [v for value in op._attrs.values() for v in (value if isinstance(value, list) else [value])
+            if hasattr(v, "get_operations")]
 
 
 class _CallFrame:

@@ -26,7 +26,7 @@ from .executor import Executor
 from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
 from .memory import MemoryLog
-from .multi_device import MultiDeviceExecutor, partition_graphs
+from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_function_devices
 from .placer import place
 from .static_schedule import compile_static
 from .trace import Trace
@@ -179,6 +179,8 @@ class Session:
         placement = self._placement(graph)
         needed = [item.op for item in exe.items if item.op is not None]
         devices = {placement[op] for op in needed} | {self._devices.default} if placement else ()
+        if placement and not self._config.lower_functional_ops:
+            warn_strict_function_devices(needed, placement, self._devices)
         if len(devices) > 1:
             parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
             executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel)
