@@ -12,13 +12,19 @@
    only the body's add on CPU:1, which also sends the loop variable there and back. Printed: µs per
    iteration and the difference to one device, the cost per iteration of the broadcast (and transfers).
 """
+import os
 import time
 
-import numpy as np
+# One BLAS thread per matrix product, so that the parallelism measured is the devices' (set before numpy loads;
+# under run_all.py numpy is already loaded and the environment decides).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 from _timing import best_of_each, check, print_table
 
-import cfnb as tf
-from cfnb.viz import Timeline
+import cfnb as tf  # noqa: E402
+from cfnb.viz import Timeline  # noqa: E402
 
 A, B = "/cpu:0", "/cpu:1"
 N_SCALAR, N_MATMUL, SIZE = 5_000, 40, 256

@@ -279,3 +279,28 @@ def test_single_device_run_reports_one_partition():
     assert [(n.name, n.op) for n in meta.partition_graphs[0].node] == [
         ("_arg_x_0_0", "_Arg"), ("y", "Square"), ("_retval_y_0_0", "_Retval")]
     assert meta.partition_graphs[0].node[1].input == ["_arg_x_0_0"]
+
+
+# --- pictures -----------------------------------------------------------------------------------------
+def test_partition_drawing_links_sends_to_recvs():
+    from cfnb.viz import partitions_to_dot
+    fetches, feeds = partition_programs.PROGRAMS["while_body_on_b"](tf)
+    _, meta = run_with_partitions(fetches, feeds)
+    source = partitions_to_dot(meta.partition_graphs).source
+    assert source == partitions_to_dot(meta.partition_graphs).source
+    assert source.count("subgraph cluster_device_") == 2
+    n_recvs = sum(n.op in ("_Recv", "_HostRecv") for pg in meta.partition_graphs for n in pg.node)
+    assert source.count("color=\"#cc0000\" penwidth=2 style=bold") == n_recvs == 4
+    assert source.count("control loop") == 8  # four _cloop nodes on each device
+
+
+def test_timeline_overlap_of_known_firings():
+    from cfnb.runtime.trace import Firing
+    from cfnb.viz import Timeline
+
+    def firing(device, start, end):
+        return Firing(0, "n", "Op", "", (), 0, True, "-", 0, device, start, end)
+    # CPU:0 busy over [0, 4], CPU:1 over [3, 5] and [6, 8]: both busy during [3, 4], one eighth of the run.
+    timeline = Timeline([firing(CPU0, 0, 2), firing(CPU0, 2, 4), firing(CPU1, 3, 5), firing(CPU1, 6, 8)])
+    assert timeline.busy(CPU0) == [[0, 4]] and timeline.overlap() == pytest.approx(1 / 8)
+    assert timeline.svg.count("<rect") == 4 and repr(timeline) == "<cfnb Timeline: 2 devices, 4 firings>"
