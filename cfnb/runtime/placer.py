@@ -107,8 +107,8 @@ def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
         consumer = consumers[op][0]
         placement[op] = group_device.get(root) or placement.get(consumer, default)
         group_device[root] = placement[op]
-    if log_device_placement:
-        for op in ops:
+    if log_device_placement:  # in the order TensorFlow assigns them: generators last
+        for op in [op for op in ops if op not in deferred] + deferred:
             print(f"{op.name}: ({op.type}): {placement[op]}")
     return placement
 
