@@ -92,11 +92,11 @@ def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
     deferred = []
     for op in ops:
         root = groups.find(op)
-        if root in group_device:
-            placement[op] = group_device[root]
-        elif is_generator(op):
+        if is_generator(op):
             deferred.append(op)  # Heuristic A: a generator goes with its consumer (second pass)
             continue
+        if root in group_device:
+            placement[op] = group_device[root]
         elif op.type in _IDENTITY_LIKE and op._inputs and op._inputs[0].op in placement:
             placement[op] = placement[op._inputs[0].op]  # Heuristic B
         else:
