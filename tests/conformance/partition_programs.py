@@ -170,3 +170,49 @@ def while_gradient_colocated(tf):
     x = tf.get_default_graph().get_tensor_by_name("x:0")
     g, = tf.gradients(fetches["v"], [x], colocate_gradients_with_ops=True)
     return {"v": fetches["v"], "g": g}, feeds
+
+
+@program
+def control_edge_across_devices(tf):
+    """A control dependency from CPU:0 to an op on CPU:1: a dummy empty Const is sent, an Identity receives it."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = tf.sin(x)
+    with tf.device(B):
+        b = tf.cos(x * 3.0)
+        with tf.control_dependencies([a.op]):
+            c = tf.identity(b) * 2.0
+    with tf.device(A):
+        out = c + a
+    return {"out": out}, {x: 0.3}
+
+
+@program
+def cond_predicate_on_b(tf):
+    """The predicate computed on CPU:1, both branches on CPU:0: every Switch receives it (a _HostRecv)."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = x * 2.0
+    with tf.device(B):
+        p = tf.cos(a) > 0.0
+    with tf.device(A):
+        r = tf.cond(p, lambda: a + 1.0, lambda: a * a)
+        out = r * 1.0
+    return {"r": out}, {x: 0.4}
+
+
+@program
+def loop_predicate_on_b(tf):
+    """The loop's condition computed on CPU:1: CPU:1 is the frame leader, CPU:0 gets the control loop."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+
+    def cond(i, v):
+        with tf.device(B):
+            return tf.less(v * 1.0, 50.0)
+
+    with tf.device(A):
+        i, v = tf.while_loop(cond, lambda i, v: (i + 1, v * 2.0 + 1.0), [tf.cast(x * 0.0, tf.int32), x * 1.0],
+                             parallel_iterations=1)
+        out = v + 0.0
+    return {"i": i, "v": out}, {x: 1.5}
