@@ -318,3 +318,20 @@ def test_timeline_overlap_of_known_firings():
     timeline = Timeline([firing(CPU0, 0, 2), firing(CPU0, 2, 4), firing(CPU1, 3, 5), firing(CPU1, 6, 8)])
     assert timeline.busy(CPU0) == [[0, 4]] and timeline.overlap() == pytest.approx(1 / 8)
     assert timeline.svg.count("<rect") == 4 and repr(timeline) == "<cfnb Timeline: 2 devices, 4 firings>"
+
+
+def test_cross_device_loop_without_loop_cond_is_refused():
+    """A hand-built loop whose Switch reads a plain `Less` (no LoopCond) has no frame leader to follow."""
+    from cfnb.ops import control_flow_ops as cf
+    enter_i = cf.enter(tf.constant(0), "foo", False)
+    enter_n = cf.enter(tf.constant(3), "foo", True)
+    enter_one = cf.enter(tf.constant(1), "foo", True)
+    merge_i = cf.merge([enter_i, enter_i])[0]
+    sw_f, sw_t = cf.switch(merge_i, tf.less(merge_i, enter_n))
+    with tf.device("/cpu:1"):
+        body = sw_t + enter_one
+    merge_i.op._update_input(1, cf.next_iteration(body))
+    out = cf.exit(sw_f)
+    assert tf.Session(config=tf.ConfigProto(allow_soft_placement=True)).run(out) == 3  # one device: fine
+    with pytest.raises(errors.InvalidArgumentError, match="A cross-device loop must have a pivot predicate: foo"):
+        tf.Session(config=tf.ConfigProto(device_count=TWO_CPUS)).run(out)
