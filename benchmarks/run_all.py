@@ -12,6 +12,7 @@ import numpy as np
 import rnn_backward
 import rnn_forward
 import scalar_loop
+import two_devices
 from _timing import SKIPPED, tf_python
 
 
@@ -26,6 +27,7 @@ def main():
     ok &= rnn_forward.main()
     ok &= rnn_backward.main()
     ok &= magic_loop.main()
+    ok &= two_devices.main()
     return ok
 
 

@@ -30,6 +30,7 @@ from .framework.ops import (
     Graph,
     Operation,
     Tensor,
+    colocate_with,
     control_dependencies,
     convert_to_tensor,
     device,

@@ -225,6 +225,7 @@ class Graph:
         self._name_stack = ""
         self._control_dependencies_stack = []
         self._device_stack = []
+        self._colocation_stack = []
         self._control_flow_context = None
         self._collections = {}
         self._functions = {}
@@ -406,6 +407,23 @@ class Graph:
         finally:
             self._device_stack.pop()
 
+    @contextlib.contextmanager
+    def colocate_with(self, op, ignore_existing=False):
+        """Ops created inside go where `op` goes (TensorFlow's `Graph.colocate_with`): the enclosing
+        device scopes are set aside, `op`'s requested device applies, and each new op records the group in
+        its `_class` attr (`loc:@name`), which the placer (runtime/placer.py) keeps together."""
+        if op is not None and not isinstance(op, Operation):
+            op = op.op  # a Tensor or a variable
+        old_devices, old_colocation = self._device_stack, self._colocation_stack
+        self._device_stack = [None] if op is None else [None, _parse_device(op.device) if op.device else {}]
+        if ignore_existing:
+            self._colocation_stack = []
+        self._colocation_stack = self._colocation_stack + ([op] if op is not None else [])
+        try:
+            yield
+        finally:
+            self._device_stack, self._colocation_stack = old_devices, old_colocation
+
     def _current_device(self):
         fields = {}
         for spec in self._device_stack:
@@ -463,6 +481,9 @@ class Graph:
         else:
             name = self.unique_name(name)
         op = Operation(self, op_type, name, inputs, attrs, self._current_device() if compute_device else "")
+        if self._colocation_stack:
+            group = self._colocation_stack[-1]
+            op._attrs["_class"] = list(group._attrs.get("_class", [f"loc:@{group.name}"]))
         self._ops.append(op)
         self._ops_by_name[name] = op
         self._version += 1
@@ -514,6 +535,11 @@ def control_dependencies(control_inputs):
 
 def device(device_name):
     return get_default_graph().device(device_name)
+
+
+def colocate_with(op, ignore_existing=False):
+    """`tf.compat.v1.colocate_with(op)` on the default graph."""
+    return get_default_graph().colocate_with(op, ignore_existing)
 
 
 # --- converting Python values ------------------------------------------------------------

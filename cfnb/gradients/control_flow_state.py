@@ -101,8 +101,9 @@ class GradLoopState:
         with g.control_dependencies(None):
             if curr_ctxt:
                 curr_ctxt.Enter()
-            max_size = array_ops.constant(-1, dtypes.int32)
-            acc = data_flow_ops.stack_v2(max_size=max_size, elem_type=value.dtype, name="f_acc")
+            with g.colocate_with(value.op):  # the stack lives where the value is computed, as in TensorFlow
+                max_size = array_ops.constant(-1, dtypes.int32)
+                acc = data_flow_ops.stack_v2(max_size=max_size, elem_type=value.dtype, name="f_acc")
             if curr_ctxt:
                 curr_ctxt.Exit()
             enter_acc = self.forward_context.AddValue(acc)

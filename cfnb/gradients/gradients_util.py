@@ -12,6 +12,7 @@ loop Exits wait until every Exit of their loop has been seen, so an unused Exit 
 when another one has a real one.
 """
 import collections
+import contextlib
 
 from ..framework import dtypes
 from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
@@ -312,7 +313,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                                  or not loop_state and variables.variable_spec(op.outputs[i])):
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
                                         else control_flow_state.zeros_like(op, i))
-                with g.name_scope(op.name + "_grad"):
+                # colocate_gradients_with_ops: each gradient op goes where its forward op goes
+                # (TensorFlow's _maybe_colocate_with); otherwise the device scope of this call applies.
+                with (g.colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()), \
+                        g.name_scope(op.name + "_grad"):
                     in_grads = _as_list(grad_fn(op, *out_grads))
                 if len(in_grads) != len(op.inputs):
                     raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "

@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     logging_ops,
     map_fn,
     math_ops,
+    sendrecv_ops,
     tensor_array_ops,
     variables,
     while_v2,

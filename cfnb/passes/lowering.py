@@ -56,12 +56,17 @@ class _Lowering:
         for op in _topological(src.get_operations()):
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
+            # Devices: a lowered node keeps its own request merged over its caller's (the functional op
+            # it was inlined from), as TensorFlow's default InlinedFunctionBodyPlacer does.
             if op.type in ("If", "StatelessIf"):
-                new_outputs, node = self.lower_if(op, tmap, prefix, opmap)
+                with self.graph.device(op.device):
+                    new_outputs, node = self.lower_if(op, tmap, prefix, opmap)
             elif op.type in ("While", "StatelessWhile"):
-                new_outputs, node = self.lower_while(op, tmap, prefix, opmap)
+                with self.graph.device(op.device):
+                    new_outputs, node = self.lower_while(op, tmap, prefix, opmap)
             elif op.type in ("Case", "StatelessCase"):
-                new_outputs, node = self.lower_case(op, tmap, prefix, opmap)
+                with self.graph.device(op.device):
+                    new_outputs, node = self.lower_case(op, tmap, prefix, opmap)
             else:
                 inputs = []
                 for slot, t in enumerate(op.inputs):
@@ -71,7 +76,7 @@ class _Lowering:
                         inputs.append(inputs[0] if inputs else tmap[op.inputs[0]])
                         fixups.append((op, slot, t))
                 attrs = dict(op.attr)
-                with self.graph.as_default():
+                with self.graph.as_default(), self.graph.device(op.device):
                     node = self.graph.create_op(op.type, inputs, attrs, name=self._exact(prefix + op.name) + "/")
                 new_outputs = node.outputs
                 for t, new in zip(op.outputs, new_outputs):

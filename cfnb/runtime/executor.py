@@ -23,6 +23,11 @@ The rules, with the TensorFlow function each one mirrors:
     (`IsIterationDone`, `CleanupIterations`, `IsFrameDone`).
 The run ends when no token is left. A fetch that never received a value is then reported with
 the nodes that were still waiting for inputs: a stuck graph raises, it never hangs.
+
+In a partitioned run (runtime/multi_device.py) each device's executor also has transfer nodes:
+`_Send` and `_Recv` run even when their token is dead, so deadness crosses devices
+(`ExecutorState::Process`, `is_transfer_node`); a Recv whose value has not arrived is parked, its
+token still outstanding, and comes back when the rendezvous delivers it (runtime/rendezvous.py).
 """
 import time
 from collections import deque
@@ -31,7 +36,7 @@ import numpy as np
 
 from ..framework import errors
 from ..framework.registry import get_op_def
-from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, SWITCH, TRIGGER
+from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, SEND, SWITCH, TRIGGER
 
 _MISSING = object()
 
@@ -80,6 +85,7 @@ class Executor:
     def __init__(self, exe):
         self.exe = exe
         self._diagnose = None  # a list while re-running to explain a missing fetch
+        self.transfers = None  # a rendezvous Endpoint when this executor runs one device's partition
 
     def run(self, feed_values, trace=None, deadline=None):
         exe = self.exe
@@ -95,7 +101,7 @@ class Executor:
         popleft = ready.popleft
 
         with np.errstate(all="ignore"):
-            while ready:
+            while ready or (self.transfers is not None and self.transfers.wait(self, deadline)):
                 item, frame, it, dead = popleft()
                 kind = item.kind
                 steps += 1
@@ -103,7 +109,12 @@ class Executor:
                     raise errors.DeadlineExceededError(None, item.op, f"Timed out after {steps} node firings "
                                                                       f"(RunOptions.timeout_in_ms).")
                 # --- compute -------------------------------------------------------------------
-                if dead:
+                if kind >= SEND:  # a transfer node runs even when dead
+                    done = self.transfers.transfer(item, frame, it, dead)
+                    if done is None:
+                        continue  # a Recv waiting for its Send: the token stays outstanding
+                    outputs, dead = done
+                elif dead:
                     outputs = None
                 else:
                     start = item.input_start

@@ -14,11 +14,14 @@ from ..framework.registry import get_op_def
 from ..passes.pruning import needed_ops
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
-NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, FEED, RETVAL, TRIGGER = range(9)
-KIND_NAMES = ["op", "Switch", "Merge", "Enter", "Exit", "NextIteration", "feed", "retval", "ControlTrigger"]
+# SEND and RECV (transfer nodes) come last: the executor tests `kind >= SEND` once per firing.
+NORMAL, SWITCH, MERGE, ENTER, EXIT, NEXT, FEED, RETVAL, TRIGGER, SEND, RECV = range(11)
+KIND_NAMES = ["op", "Switch", "Merge", "Enter", "Exit", "NextIteration", "feed", "retval", "ControlTrigger",
+              "_Send", "_Recv"]
 _KIND_OF_TYPE = {"Switch": SWITCH, "RefSwitch": SWITCH, "Merge": MERGE, "RefMerge": MERGE, "Enter": ENTER,
                  "RefEnter": ENTER, "Exit": EXIT, "RefExit": EXIT, "NextIteration": NEXT,
-                 "RefNextIteration": NEXT, "ControlTrigger": TRIGGER}
+                 "RefNextIteration": NEXT, "ControlTrigger": TRIGGER, "_Send": SEND, "_Recv": RECV,
+                 "_HostRecv": RECV}
 ROOT = ""
 
 

@@ -7,6 +7,11 @@ in the Session, as in TensorFlow.
 
 Tracing: `run(..., options=RunOptions(trace_level=RunOptions.FULL_TRACE), run_metadata=meta)` fills
 `meta.trace` with every firing (node, frame, iteration, live/dead, value summary).
+
+Devices: `ConfigProto(device_count={"CPU": 2})` gives the Session two CPU devices (devices.py). Ops are
+placed (placer.py); when a run's ops land on more than one device, the graph is partitioned and each
+device runs its partition in its own thread (multi_device.py). `RunOptions(output_partition_graphs=True)`
+returns the partitions in `RunMetadata.partition_graphs`.
 """
 import time
 
@@ -16,10 +21,13 @@ from ..framework import dtypes, errors, nest
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from .devices import DeviceSet
 from .executor import Executor
 from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
 from .memory import MemoryLog
+from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_function_devices
+from .placer import place
 from .static_schedule import compile_static
 from .trace import Trace, TraceLimitReached
 
@@ -33,9 +41,10 @@ def get_default_session():
 class RunOptions:
     NO_TRACE, SOFTWARE_TRACE, HARDWARE_TRACE, FULL_TRACE = 0, 1, 2, 3
 
-    def __init__(self, trace_level=0, timeout_in_ms=0, trace_limit=None):
+    def __init__(self, trace_level=0, timeout_in_ms=0, output_partition_graphs=False, trace_limit=None):
         self.trace_level = trace_level
         self.timeout_in_ms = timeout_in_ms
+        self.output_partition_graphs = output_partition_graphs
         # cfnb's own: record at most this many firings; the run stops with TraceLimitReached there
         # (run_metadata still receives the trace so far).
         self.trace_limit = trace_limit
@@ -43,19 +52,27 @@ class RunOptions:
 
 class RunMetadata:
     """Filled by a traced run: `trace` (a cfnb Trace), `step_stats` (the same firings) and `memory`
-    (a MemoryLog: bytes held by each history stack over the run, and the peak)."""
+    (a MemoryLog: bytes held by each history stack over the run, and the peak); with
+    `RunOptions(output_partition_graphs=True)`, `partition_graphs`: one GraphDef-like object per device,
+    whose `.node` entries have `.name`, `.op`, `.input` and `.device` as in TensorFlow."""
 
     def __init__(self):
         self.trace = None
         self.step_stats = None
         self.memory = None
+        self.partition_graphs = []
 
 
 class ConfigProto:
-    """The settings cfnb reads: `operation_timeout_in_ms` (0 = none) and
-    `lower_functional_ops` (False runs If/While as strict function calls)."""
+    """The settings cfnb reads: `operation_timeout_in_ms` (0 = none), `lower_functional_ops` (False
+    runs If/While as strict function calls), and TensorFlow's device settings: `device_count`
+    ({"CPU": 2} for two CPU devices), `allow_soft_placement`, `log_device_placement`."""
 
-    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, **unused):
+    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, device_count=None,
+                 allow_soft_placement=False, log_device_placement=False, **unused):
+        self.device_count = dict(device_count or {})
+        self.allow_soft_placement = allow_soft_placement
+        self.log_device_placement = log_device_placement
         self.operation_timeout_in_ms = operation_timeout_in_ms
         self.lower_functional_ops = lower_functional_ops
         # cfnb's own switch: run well-formed loops through the precompiled schedule when no
@@ -80,6 +97,8 @@ class Session:
         self._state = _SessionState()
         self._cache = {}
         self._lowered = None
+        self._placed = None
+        self._devices = DeviceSet(self._config.device_count)
         self._state.functions = FunctionRuntime(self._make_kernel)
         self._closed = False
         self._context_managers = []
@@ -151,6 +170,8 @@ class Session:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
             run_metadata.memory = memory
+        if run_metadata is not None and options is not None and getattr(options, "output_partition_graphs", False):
+            run_metadata.partition_graphs = self._partition_graphs(executor)
         return rebuild(values)
 
     def progress(self):
@@ -173,10 +194,41 @@ class Session:
                 raise ValueError(f"Cannot fetch '{name}': it is inside the while loop frame '{item.frame.name}', "
                                  f"where it has one value per iteration. Fetch the loop's outputs (its Exit "
                                  f"tensors), or collect per-iteration values in a TensorArray.")
-        executor = Executor(exe)
-        executor.static = compile_static(exe) if self._config.static_schedule else None
+        placement = self._placement(graph)
+        needed = [item.op for item in exe.items if item.op is not None]
+        devices = {placement[op] for op in needed} | {self._devices.default} if placement else ()
+        if placement and not self._config.lower_functional_ops:
+            warn_strict_function_devices(needed, placement, self._devices)
+        if len(devices) > 1:
+            parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
+            executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel)
+        else:
+            executor = Executor(exe)
+            executor.static = compile_static(exe) if self._config.static_schedule else None
+            executor.plan = (needed, fetch_tensors, feed_tensors, targets)
         self._cache[key] = (self._graph.version, executor)
         return executor
+
+    # --- devices ----------------------------------------------------------------------------
+    def _placement(self, graph):
+        """{op: device} for the runnable graph, or None when every op trivially runs on the one default
+        device (no op asks for a device, no GPU is declared, nothing is logged)."""
+        cfg = self._config
+        ops = graph.get_operations()
+        if not cfg.log_device_placement and not any(op.device for op in ops) and \
+                not any("GPU" in d for d in self._devices):
+            return None
+        if self._placed is None or self._placed[0] is not graph or self._placed[1] != graph.version:
+            self._placed = (graph, graph.version, place(ops, self._devices, cfg.allow_soft_placement,
+                                                        cfg.log_device_placement))
+        return self._placed[2]
+
+    def _partition_graphs(self, executor):
+        if isinstance(executor, MultiDeviceExecutor):
+            return executor.partition_graphs
+        needed, fetches, feeds, targets = executor.plan
+        device = self._devices.default
+        return partition_graphs(needed, {op: device for op in needed}, feeds, fetches, targets, self._devices)[0]
 
     def _runnable(self, fetches, targets, feeds):
         """The graph to execute: the user's, or its lowered copy when it holds functional If/While

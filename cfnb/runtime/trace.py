@@ -4,6 +4,8 @@ A `Firing` says which node ran, in which frame instance and iteration, whether i
 live or dead, and a short summary of the value it produced. The executor calls `Trace.record`
 only when a trace was asked for, so tracing costs nothing when it is off.
 """
+import threading
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -21,6 +23,9 @@ class Firing(NamedTuple):
     live: bool
     value: str         # short summary of output 0 (or of the taken Switch output)
     port: int          # for a Switch: which output carried the value (0 false, 1 true); else 0
+    device: str = ""   # the device the node ran on ("" when the graph was not placed)
+    start: float = 0.0  # seconds since the trace began: when the device started this firing...
+    end: float = 0.0    # ...and when it finished (the device timeline of a partitioned run)
 
     def __str__(self):
         where = "/".join(f"{name}@{i}" for name, i in self.frame_path) or "root"
@@ -60,6 +65,18 @@ class Trace:
         self.firings = []
         self.limit = limit
         self.truncated = False
+        self._lock = threading.Lock()  # a partitioned run records from one thread per device
+        self._t0 = time.perf_counter()
+        self._last = {}  # thread -> when its previous firing ended
+
+    def resume(self):
+        """The calling device starts its next firing now (it was waiting for a Recv, not computing)."""
+        self._last[threading.get_ident()] = time.perf_counter() - self._t0
+
+    def resume_all(self):
+        """A run starts: every device's first firing starts from now."""
+        self._t0 = time.perf_counter()
+        self._last = {}
 
     def record(self, item, frame, iteration, dead, outputs):
         if self.limit is not None and len(self.firings) >= self.limit:
@@ -75,8 +92,14 @@ class Trace:
         op_type = item.op.type if item.op is not None else KIND_NAMES[item.kind]
         if item.kind != NORMAL and item.op is None:
             op_type = KIND_NAMES[item.kind]
-        self.firings.append(Firing(len(self.firings), item.name, op_type, frame.info.name, frame.path, iteration,
-                                   not dead, value, port))
+        end = time.perf_counter() - self._t0
+        tid = threading.get_ident()
+        start = self._last.get(tid, 0.0)
+        self._last[tid] = end
+        device = item.op.device if item.op is not None else ""
+        with self._lock:
+            self.firings.append(Firing(len(self.firings), item.name, op_type, frame.info.name, frame.path, iteration,
+                                       not dead, value, port, device, start, end))
 
     def __len__(self):
         return len(self.firings)

@@ -1,6 +1,7 @@
 """Readable graphs: a deterministic text form (for golden tests) and DOT drawings (graphviz)."""
+from .devices import Timeline, partitions_to_dot, show_partitions
 from .dot import GraphView, frames_of, render_svg, show, show_step, step_caption, to_dot, trace_state
 from .text import graph_to_text
 
-__all__ = ["GraphView", "frames_of", "graph_to_text", "render_svg", "show", "show_step", "step_caption", "to_dot",
-           "trace_state"]
+__all__ = ["GraphView", "Timeline", "frames_of", "graph_to_text", "partitions_to_dot", "render_svg", "show",
+           "show_partitions", "show_step", "step_caption", "to_dot", "trace_state"]

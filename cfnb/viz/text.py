@@ -8,7 +8,7 @@ Golden tests compare this text, so nothing in it may depend on memory addresses 
 """
 import numpy as np
 
-_HIDDEN_ATTRS = {"element_shape_holder", "value", "dtype", "T", "N", "SrcT", "out_type"}
+_HIDDEN_ATTRS = {"element_shape_holder", "value", "dtype", "T", "N", "SrcT", "out_type", "_class"}
 
 
 def _tensor_ref(t):

@@ -1,0 +1,213 @@
+"""Running a graph placed on several devices: one partition, one executor and one thread per device.
+
+This is TensorFlow's DirectSession for local devices (direct_session.cc, `CreateGraphs`, `RunInternal`):
+the placed graph is partitioned (passes/partition.py), each partition becomes a graph of its own with
+its own executor, and all executors start together, exchanging tensors through one rendezvous per run
+(runtime/rendezvous.py). Feeds enter through `_Arg` nodes and fetches leave through `_Retval` nodes
+of the client device's partition, TensorFlow's call frame.
+
+The devices are simulated: each is a Python thread, so two devices overlap in time whenever one waits
+(for a Recv, or inside numpy, which releases the GIL) while the other computes. The static schedule
+(static_schedule.py) never runs a partition: partitions always go to the tagged-token executor, which
+knows how to park a Recv.
+"""
+import threading
+import warnings
+
+from ..framework import errors
+from ..framework.ops import Graph, Operation
+from ..ops.sendrecv_ops import TRANSFER_TYPES
+from ..passes.partition import partition
+from .executor import Executor
+from .graph_compiler import compile_graph
+from .rendezvous import Rendezvous
+
+_MISSING = object()
+
+
+def warn_strict_function_devices(ops, placement, devices):
+    """Strict functional ops (`lower_functional_ops=False`) are single-device calls: an If/While runs its
+    functions on its own device, as TensorFlow's FunctionLibraryRuntime did before multi-device functions.
+    Say so when a function asks for another device, rather than silently ignoring the request."""
+    for op in ops:
+        functions = _functions_of(op)
+        asked = set()
+        while functions:
+            f = functions.pop()
+            for inner in f.get_operations():
+                found = devices.matching(inner.device) if inner.device else []
+                if found and found[0] != placement[op]:
+                    asked.add(found[0])
+                functions.extend(_functions_of(inner))
+        if asked:
+            warnings.warn(f"{op.type} '{op.name}' runs its functions on {placement[op]} as one strict call "
+                          f"(lower_functional_ops=False): the devices its functions ask for "
+                          f"({', '.join(sorted(asked))}) are not used. Lower it (the default) to place each of its "
+                          f"ops.", stacklevel=4)
+
+
+def _functions_of(op):
+    return [v for value in op._attrs.values() for v in (value if isinstance(value, list) else [value])
+            if hasattr(v, "get_operations")]
+
+
+class _CallFrame:
+    """The feeds and fetches of the run under way (TensorFlow's FunctionCallFrame)."""
+
+    def __init__(self):
+        self.args = []
+        self.results = []
+
+
+def partition_graphs(ops, placement, feeds, fetches, targets, devices):
+    """The partitions of one run as [GraphDef] in device order, plus the targets and control loops."""
+    parts, target_names, loops = partition(ops, placement, feeds, fetches, targets, devices.default,
+                                           devices.incarnation.get)
+    order = {name: k for k, name in enumerate(devices)}
+    return [parts[d] for d in sorted(parts, key=lambda d: order.get(d, len(order)))], target_names, loops
+
+
+def graph_from_partition(gdef):
+    """Build a cfnb Graph holding one partition's nodes (names, types, attrs and devices kept)."""
+    g = Graph()
+    nodes = {n.name: n for n in gdef.node}
+    made = {}
+
+    def tensor(ref):
+        name, _, port = ref.partition(":")
+        return made[name]._outputs[int(port) if port else 0]
+
+    # Topological order over data inputs; a Merge waits only for its first input (its others may be
+    # back edges from NextIteration), and is patched once everything exists.
+    deps = {}
+    for n in gdef.node:
+        data = [r for r in n.input if not r.startswith("^")]
+        deps[n.name] = [r.partition(":")[0] for r in (data[:1] if n.op in ("Merge", "RefMerge") else data)]
+    waiting_on = {name: 0 for name in nodes}
+    users = {name: [] for name in nodes}
+    for name, ds in deps.items():
+        for d in ds:
+            waiting_on[name] += 1
+            users[d].append(name)
+    ready = [n.name for n in gdef.node if waiting_on[n.name] == 0]
+    fixups = []
+    while ready:
+        name = ready.pop()
+        n = nodes[name]
+        data = [r for r in n.input if not r.startswith("^")]
+        inputs = []
+        for k, ref in enumerate(data):
+            if ref.partition(":")[0] in made:
+                inputs.append(tensor(ref))
+            else:
+                inputs.append(inputs[0])
+                fixups.append((name, k, ref))
+        attrs = {k: v for k, v in n.attr.items() if k != "_shape"}
+        op = Operation(g, n.op, n.name, inputs, attrs, n.device)
+        if n.source is not None:
+            for t, src in zip(op._outputs, n.source._outputs):
+                t._shape = src.shape
+        elif n.attr.get("_shape") is not None:
+            op._outputs[0]._shape = n.attr["_shape"]
+        g._ops.append(op)
+        g._ops_by_name[name] = op
+        g._names_in_use[name.lower()] = 1
+        made[name] = op
+        for user in users[name]:
+            waiting_on[user] -= 1
+            if waiting_on[user] == 0:
+                ready.append(user)
+    if len(made) != len(nodes):
+        raise errors.InternalError(None, None, f"Partition of {gdef.device} has a cycle through "
+                                               f"{sorted(set(nodes) - set(made))[:5]}")
+    for name, k, ref in fixups:
+        made[name]._update_input(k, tensor(ref))
+    for n in gdef.node:
+        for ref in n.input:
+            if ref.startswith("^"):
+                made[n.name]._add_control_input(made[ref[1:]])
+    return g
+
+
+class MultiDeviceExecutor:
+    """`run(feed_values, trace, deadline) -> fetched values` over several devices at once."""
+
+    static = None  # the precompiled schedule steps aside: partitions need the executor's parked Recvs
+
+    def __init__(self, partitions, fetch_names, make_kernel):
+        self.fetch_names = list(fetch_names)
+        self.partition_graphs = partitions
+        self._call = _CallFrame()
+        self._lock = threading.Lock()
+        self.executors = []
+        for gdef in self.partition_graphs:
+            g = graph_from_partition(gdef)
+            exe = compile_graph(g, [], list(g._ops), [], self._kernel_factory(make_kernel))
+            self.executors.append((gdef.device, Executor(exe)))
+
+    def _kernel_factory(self, make_kernel):
+        call = self._call
+
+        def make(op):
+            if op.type in TRANSFER_TYPES:
+                return None  # the executor runs transfers through its rendezvous endpoint
+            if op.type == "_Arg":
+                k = op.get_attr("index")
+                return lambda: call.args[k]
+            if op.type == "_Retval":
+                k = op.get_attr("index")
+
+                def retval(x):
+                    call.results[k] = x
+                return retval
+            return make_kernel(op)
+        return make
+
+    def run(self, feed_values, trace=None, deadline=None):
+        with self._lock:  # one run at a time: the call frame and the executors' endpoints are per run
+            self._call.args = list(feed_values)
+            self._call.results = [_MISSING] * len(self.fetch_names)
+            rendezvous = Rendezvous(len(self.executors))
+            failures = []
+            threads = []
+            for device, executor in self.executors:
+                executor.transfers = endpoint = rendezvous.endpoint(device)
+                if trace is not None:
+                    endpoint.on_resume = trace.resume
+                threads.append(threading.Thread(target=self._run_device, name=f"cfnb {device}", daemon=True,
+                                                args=(executor, rendezvous, trace, deadline, failures)))
+            if trace is not None:
+                trace.resume_all()
+            for t in threads:
+                t.start()
+            try:
+                for t in threads:
+                    while t.is_alive():
+                        t.join(0.05)
+            except KeyboardInterrupt:
+                rendezvous.abort(errors.CancelledError(None, None, "Run interrupted (KeyboardInterrupt)."))
+                for t in threads:
+                    t.join()
+                raise
+            self.sends = rendezvous.sends
+            if failures:
+                real = [e for e in failures if not isinstance(e, errors.CancelledError)]
+                raise (real or failures)[0]
+            results = self._call.results
+            for k, v in enumerate(results):
+                if v is _MISSING or v is None:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Retval[{k}] does not have value: the fetch '{self.fetch_names[k]}' was never "
+                                    f"computed live. It was dead: it lies on the untaken side of a Switch (for "
+                                    f"example a cond branch that was not taken), so it carries no value.")
+            return list(results)
+
+    @staticmethod
+    def _run_device(executor, rendezvous, trace, deadline, failures):
+        try:
+            executor.run([], trace=trace, deadline=deadline)
+        except BaseException as e:  # noqa: BLE001 - reported by the calling thread
+            failures.append(e)
+            rendezvous.abort(e)
+        finally:
+            rendezvous.finished()

@@ -1,0 +1,175 @@
+"""The rendezvous: where a `_Send` leaves a tensor and the matching `_Recv` picks it up.
+
+TensorFlow's `IntraProcessRendezvous` (rendezvous_mgr.cc) in miniature. A key names the edge
+(`send_device;incarnation;recv_device;tensor_name`, the attrs partitioning gave the pair) and the frame
+instance and iteration the tokens run in (`GetRendezvousKey(key_prefix, frame_iter)`), so the values of
+different iterations, and of different outer iterations of a nested loop, never collide. A Send arrives
+with its deadness: a dead Send makes a dead Recv, which is how a Recv on an untaken branch, or in the last
+(false) iteration of a loop, completes and lets the run end.
+
+Each device's executor talks to the rendezvous through its `Endpoint`. A Recv whose value is not there
+yet is parked; the Send that provides it puts the token back in the receiving device's inbox. When every
+device is waiting and no inbox holds anything, no Send can ever come: the run is stuck, and instead of
+hanging the rendezvous raises, naming each waiting Recv, its device, frame and iteration. A device that
+fails aborts the others (TensorFlow's `StartAbort`), and waits honour the run's deadline.
+"""
+import threading
+import time
+
+from ..framework import errors
+from .devices import short_name
+from .graph_compiler import SEND
+
+
+class Rendezvous:
+    def __init__(self, num_devices):
+        self._cond = threading.Condition()
+        self._table = {}       # key -> (value, is_dead): sent, not yet received
+        self._waiting = {}     # key -> (endpoint, token): a parked Recv
+        self._endpoints = []
+        self._busy = num_devices
+        self.error = None
+        self.sends = 0
+
+    def endpoint(self, device):
+        ep = Endpoint(self, device)
+        self._endpoints.append(ep)
+        return ep
+
+    def send(self, key, value, is_dead):
+        with self._cond:
+            if self.error is not None:
+                raise _cancelled(self.error)
+            self.sends += 1
+            waiter = self._waiting.pop(key, None)
+            if waiter is not None:
+                endpoint, token = waiter
+                endpoint.inbox.append((token, value, is_dead))
+                self._cond.notify_all()
+            elif key in self._table:
+                raise errors.InternalError(None, None, f"Send of {key[0][3]} ({_where(key)}) happened twice.")
+            else:
+                self._table[key] = (value, is_dead)
+
+    def recv(self, key, endpoint, token):
+        """(value, is_dead) when the Send already happened; otherwise park the token and return None."""
+        with self._cond:
+            got = self._table.pop(key, None)
+            if got is None:
+                self._waiting[key] = (endpoint, token)
+            return got
+
+    def wait(self, endpoint, deadline):
+        """Block until a parked Recv of `endpoint` is satisfied; raise if none ever can be."""
+        with self._cond:
+            self._busy -= 1
+            try:
+                while not endpoint.inbox:
+                    if self.error is not None:
+                        raise _cancelled(self.error)
+                    if self._busy == 0 and not any(ep.inbox for ep in self._endpoints):
+                        self.error = self._stuck_error()
+                        self._cond.notify_all()
+                        raise self.error
+                    timeout = None
+                    if deadline is not None:
+                        timeout = deadline - time.monotonic()
+                        if timeout <= 0:
+                            self.error = errors.DeadlineExceededError(
+                                None, None, "Timed out waiting for a _Recv (RunOptions.timeout_in_ms); waiting: "
+                                            + self._waiting_text())
+                            self._cond.notify_all()
+                            raise self.error
+                    self._cond.wait(timeout if timeout is None else min(timeout, 0.5))
+            finally:
+                self._busy += 1
+            arrivals, endpoint.inbox = endpoint.inbox, []
+            return arrivals
+
+    def finished(self):
+        """One device's executor ran out of work."""
+        with self._cond:
+            self._busy -= 1
+            self._cond.notify_all()
+
+    def abort(self, error):
+        with self._cond:
+            if self.error is None:
+                self.error = error
+            self._cond.notify_all()
+
+    def _waiting_text(self):
+        rows = []
+        for key, (endpoint, token) in sorted(self._waiting.items(), key=lambda kv: (kv[1][0].device, kv[1][1][0].name)):
+            item = token[0]
+            rows.append(f"{item.name} on {short_name(endpoint.device)} ({_where(key)}) waits for "
+                        f"{key[0][3]} from {short_name(key[0][0])}")
+        return "; ".join(rows) if rows else "(no Recv is parked)"
+
+    def _stuck_error(self):
+        return errors.InvalidArgumentError(
+            None, None, "The partitioned run cannot make progress: every device is waiting and no _Send can "
+                        "satisfy these _Recv nodes: " + self._waiting_text() + ".")
+
+
+def _where(key):
+    path, iteration = key[1], key[2]
+    if not path:
+        return "root frame"
+    return f"frame '{path[-1][0]}' (parent iterations {[i for _, i in path]}), iteration {iteration}"
+
+
+def _cancelled(error):
+    return errors.CancelledError(None, None, f"Run cancelled because another device failed: "
+                                             f"{getattr(error, 'message', error)}")
+
+
+class Endpoint:
+    """One device's side of the rendezvous, used by its executor (`Executor.transfers`)."""
+
+    def __init__(self, rendezvous, device):
+        self.rendezvous = rendezvous
+        self.device = device
+        self.inbox = []
+        self.parked = 0
+        self._arrived = {}
+        self._keys = {}
+        self.on_resume = None
+
+    def _edge_key(self, item):
+        key = self._keys.get(item.id)
+        if key is None:
+            a = item.op._attrs
+            key = (a["send_device"], a["send_device_incarnation"], a["recv_device"], a["tensor_name"])
+            self._keys[item.id] = key
+        return key
+
+    def transfer(self, item, frame, it, dead):
+        """Run a `_Send` or `_Recv`: (outputs, is_dead), or None for a Recv parked until its Send."""
+        key = (self._edge_key(item), frame.path, it.iter_num)
+        if item.kind == SEND:
+            value = None if dead else it.inputs[item.input_start]
+            self.rendezvous.send(key, value, value is None)
+            return (), dead
+        got = self._arrived.pop((item.id, id(it)), None)
+        if got is None:
+            got = self.rendezvous.recv(key, self, (item, frame, it, dead))
+            if got is None:
+                self.parked += 1
+                return None
+        value, sent_dead = got
+        dead = dead or sent_dead
+        return (None if dead else (value,)), dead
+
+    def wait(self, executor, deadline):
+        """The executor ran out of ready nodes: wait for parked Recvs (False when none is parked)."""
+        if not self.parked:
+            return False
+        for token, value, is_dead in self.rendezvous.wait(self, deadline):
+            item, frame, it, dead = token
+            self.parked -= 1
+            self._arrived[(item.id, id(it))] = (value, is_dead)
+            executor._ready.append(token)
+        if self.on_resume is not None:
+            self.on_resume()  # a trace starts this device's next firing now, not when the wait began
+        return True

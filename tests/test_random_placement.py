@@ -1,0 +1,77 @@
+"""Property: placing a program's ops on random CPU devices changes neither its values nor its gradients.
+
+Every program of the conformance set (tests/conformance/programs.py) is built, each of its ops (and each op of
+its functions, for control flow v2) is given one of two or three CPU devices at random, and the Session, made
+with `device_count={"CPU": 3}` and `allow_soft_placement=True` (ops TensorFlow must colocate, such as a stack
+and its pushes, keep one device), must fetch what TensorFlow fetched on one device (expected_tf.json). The run
+goes through placement, partitioning with control loops, one executor thread per device and the rendezvous.
+"v2 strict" runs the functional graphs without lowering them: each If/While is one call on its own device (its
+functions' device requests are set aside, with a warning), and the graph around it is partitioned.
+Seeds are fixed, so a failure reproduces."""
+import importlib.util
+import json
+import pathlib
+import random
+import warnings
+
+import pytest
+
+import cfnb
+
+HERE = pathlib.Path(__file__).parent
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+programs = _load("cfnb_conformance_programs_placement", HERE / "conformance" / "programs.py")
+conformance = _load("cfnb_test_conformance_placement", HERE / "test_conformance.py")
+EXPECTED = json.loads((HERE / "conformance" / "expected_tf.json").read_text())
+DEVICES = ["/cpu:0", "/device:CPU:1", "/job:localhost/replica:0/task:0/device:CPU:2"]
+
+
+def place_randomly(graph, rng, n_devices):
+    """Give every op of `graph` and of its function library a device drawn from the first n_devices."""
+    graphs = [graph, *graph._functions.values()]
+    for g in graphs:
+        for op in g.get_operations():
+            op._device = rng.choice(DEVICES[:n_devices])
+
+
+def run_placed(build, mode, seed):
+    graph, fetches, feeds, init, _ = programs.build_program(cfnb, build)
+    rng = random.Random(f"{build.__name__}/{mode}/{seed}")
+    n_devices = 2 + seed % 2
+    place_randomly(graph, rng, n_devices)
+    config = cfnb.ConfigProto(device_count={"CPU": 3}, allow_soft_placement=True,
+                              lower_functional_ops=not mode.endswith("strict"))
+    with graph.as_default(), cfnb.Session(graph=graph, config=config) as sess, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # strict calls say their functions' devices are set aside
+        if init is not None:
+            sess.run(init)
+        values = sess.run(fetches, feed_dict=feeds)
+    return {key: conformance.np.asarray(v) for key, v in values.items()}
+
+
+@pytest.mark.parametrize("name", list(programs.PROGRAMS))
+@pytest.mark.parametrize("mode", ["v1", "v2", "v2 strict"])
+def test_random_placement_keeps_values(name, mode, control_flow_mode):
+    form = mode.split()[0]
+    want = EXPECTED[form][name]
+    if "error" in want or (form, name) in conformance.DELIBERATE:
+        pytest.skip("TensorFlow (or cfnb, deliberately) raises for this program")
+    got = run_placed(programs.PROGRAMS[name], mode, seed=len(name))
+    problems = conformance.mismatches(got, want, EXPECTED["dtypes"][form][name], EXPECTED["shapes"][form][name])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture
+def control_flow_mode(mode):
+    was_v2 = cfnb.control_flow_v2_enabled()
+    (cfnb.enable_control_flow_v2 if mode.startswith("v2") else cfnb.disable_control_flow_v2)()
+    yield
+    (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
