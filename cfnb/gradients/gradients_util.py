@@ -256,6 +256,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
+    if src_graph is None:
+        _check_same_graph(ys + xs_list + stop_gradients + [t for t in grad_ys if t is not None])
     g = get_default_graph() if src_graph is not None else ys[0].graph
     with g.as_default(), g.name_scope(name) as scope, _pushed(scope):
         grad_ys = _default_grad_ys(grad_ys, ys)
@@ -334,6 +336,25 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             if r is None:
                 _refuse_second_order_through_loops(ys, x)
         return result
+
+
+def _check_same_graph(tensors):
+    """ys, xs, grad_ys and stop_gradients must share one graph (ops._get_graph_from_inputs); inside a
+    function, tensors of the graphs around it count as its own (they are captured)."""
+    def enclosing(g):
+        while g is not None:
+            yield g
+            g = getattr(g, "outer_graph", None)
+
+    first = None
+    for t in tensors:
+        if not hasattr(t, "graph"):
+            continue
+        if first is None:
+            first = t
+        elif t.graph not in enclosing(first.graph) and first.graph not in enclosing(t.graph):
+            raise ValueError(f"{t} must be from the same graph as {first} (graphs are {t.graph!r} and "
+                             f"{first.graph!r}).")
 
 
 def _refuse_second_order_through_loops(ys, x):

@@ -11,7 +11,7 @@ lowering pass (`passes/lowering.py`) has rewritten it into Switch/Merge.
 """
 from ..framework import nest
 from ..framework.func_graph import FuncGraph, unique_function_name
-from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from . import array_ops
 
@@ -71,6 +71,10 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
     with g.name_scope(name or "cond") as scope:
         label = scope[:-1]
         pred = convert_to_tensor(pred, name="pred")
+        if pred.shape.ndims != 0:
+            # cond_v2.cond_v2 squeezes a predicate that is not known to be a scalar, so [[True]] is
+            # accepted; a predicate with more than one element still fails at run time.
+            pred = array_ops.squeeze(pred)
         from .control_flow_ops import _check_cond_pred, _unpack_if_singleton
         _check_cond_pred(pred, label)
         true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g)
@@ -82,8 +86,11 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
             true_result, false_result = _unpack_if_singleton(true_result), _unpack_if_singleton(false_result)
         try:
             nest.assert_same_structure(true_result, false_result)
-        except ValueError as e:
-            raise ValueError(f"cond '{label}': true_fn and false_fn must return the same structure.\n{e}") from None
+        except (ValueError, TypeError) as e:
+            # cond_v2._make_output_composite_tensors_match / _check_same_outputs: a TypeError.
+            raise TypeError(f"cond '{label}': true_fn and false_fn arguments to tf.cond must have the same number, "
+                            f"type, and overall structure of return values.\n\ntrue_fn output: {true_result}\n"
+                            f"false_fn output: {false_result}\n\nError details:\n{e}") from None
         for i, (t, e) in enumerate(zip(true_graph.outputs, false_graph.outputs)):
             if t.dtype != e.dtype:
                 raise ValueError(f"cond '{label}': Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
@@ -154,6 +161,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if keys != list(range(len(keys))):
             raise ValueError(f"switch_case '{name}': branch keys must be 0, 1, ..., N-1; got {keys}")
         branch_fns = [f for _, f in branch_fns]
+    if not isinstance(branch_index, Tensor):  # control_flow_switch_case.switch_case refuses Python ints
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
     fns = list(branch_fns) + ([default] if default is not None else [])
     if not fns or not all(callable(f) for f in fns):
         raise TypeError(f"switch_case '{name}': branch_fns must be a non-empty list of callables")

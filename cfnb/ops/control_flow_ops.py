@@ -411,7 +411,8 @@ def _check_cond_pred(pred, label):
                         f"{pred.dtype.name} (TensorFlow: Input 'pred' of 'Switch' Op has type {pred.dtype.name} "
                         f"that does not match expected type of bool).")
     if pred.shape.ndims not in (None, 0):
-        raise ValueError(f"cond '{label}': the predicate {pred.name} must be a scalar, but has shape {pred.shape}. "
+        raise ValueError(f"cond '{label}': the predicate {pred.name} must be a scalar, but has shape {pred.shape} "
+                         f"(TensorFlow: Shape must be rank 0 but is rank {pred.shape.ndims} for '{label}/Switch'). "
                          f"Reduce it first, e.g. with cfnb.reduce_all or cfnb.reduce_any.")
 
 

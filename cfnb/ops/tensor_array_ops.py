@@ -171,6 +171,15 @@ register_op("TensorArraySizeV3", lambda op: [(dtypes.int32, TensorShape([]))],
 register_op("TensorArrayCloseV3", lambda op: [], lambda op, state: lambda handle: None, stateful=True)
 
 
+def _check_element_shape(ta, shape):
+    """A value must fit the element shape, inferred or given (TensorFlow's `_check_element_shape`);
+    with `infer_shape` the first write fixes the shape for later ones."""
+    if not shape.is_compatible_with(ta._element_shape[0]):
+        raise ValueError(f"Inconsistent shapes: saw {shape} but expected {ta._element_shape[0]} ")
+    if ta._infer_shape:
+        ta._element_shape[0] = ta._element_shape[0].merge_with(shape)
+
+
 class TensorArray:
     """`tf.TensorArray`: `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`.
 
@@ -228,8 +237,7 @@ class TensorArray:
         return ta
 
     def _merge_element_shape(self, shape):
-        if self._infer_shape:
-            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+        _check_element_shape(self, shape)
 
     def _attrs(self):
         return {"dtype": self._dtype, "element_shape_holder": self._element_shape}
@@ -349,8 +357,7 @@ class TensorArrayV2:
         return ta
 
     def _merge_element_shape(self, shape):
-        if self._infer_shape:
-            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+        _check_element_shape(self, shape)
 
     def write(self, index, value, name=None):
         from . import list_ops

@@ -50,6 +50,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if shape_invariants is not None:
             if as_args and len(flat_orig) == 1 and not nest.is_nested(shape_invariants):
                 shape_invariants = [shape_invariants]
+            try:  # while_v2.while_loop: nest.assert_same_structure(loop_vars, shape_invariants)
+                nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+            except (ValueError, TypeError) as e:
+                raise type(e)(f"while_loop '{label}': `shape_invariants` must have the structure of "
+                              f"`loop_vars`.\n{e}") from None
             invariants = [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
         else:
             invariants = [None] * len(flat)

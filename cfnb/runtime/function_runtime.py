@@ -4,7 +4,14 @@ This is how TensorFlow runs them when they are not lowered (XLA, the single-thre
 an If evaluates its predicate, then calls one branch with all its inputs; a While calls cond,
 then body, until cond is false. Each FuncGraph is compiled once (like any graph: pruned, frames,
 static schedule when possible) and cached for the session.
+
+A run's deadline (`RunOptions.timeout_in_ms`, `ConfigProto.operation_timeout_in_ms`) reaches the
+calls through `deadline`: a While checks it before every iteration and function bodies run on the
+executor, which checks it between node firings, so an endless strict loop stops with TensorFlow's
+DeadlineExceededError as the lowered one does.
 """
+import time
+
 import numpy as np
 
 from ..framework import errors
@@ -17,6 +24,7 @@ class FunctionRuntime:
     def __init__(self, make_kernel):
         self._make_kernel = make_kernel
         self._compiled = {}
+        self.deadline = None  # time.monotonic() value after which a run stops; set by Session.run
 
     def runner(self, func_graph):
         """A callable running `func_graph` on a list of argument values (compiled once)."""
@@ -24,9 +32,17 @@ class FunctionRuntime:
         if entry is None or entry[0] != func_graph.version:
             exe = compile_graph(func_graph, func_graph.outputs, [], func_graph.inputs, self._make_kernel)
             static = compile_static(exe)
-            entry = (func_graph.version, static.call if static is not None else Executor(exe).run)
+            entry = (func_graph.version, static.call if static is not None else None, Executor(exe))
             self._compiled[func_graph] = entry
-        return entry[1]
+        _, static_call, executor = entry
+        if self.deadline is None and static_call is not None:
+            return static_call
+        return lambda args: executor.run(args, deadline=self.deadline)
+
+    def check_deadline(self, op):
+        """Raise TensorFlow's DeadlineExceededError once the run's deadline has passed."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise timeout_error(op)
 
     def call(self, func_graph, args):
         return self.runner(func_graph)(list(args))
@@ -55,7 +71,21 @@ class FunctionRuntime:
         def while_(*args):
             cond, body = self.runner(cond_graph), self.runner(body_graph)
             args = list(args)
-            while cond(args)[0]:
+            while _loop_pred(op, cond(args)[0]):
+                self.check_deadline(op)
                 args = body(args)
             return tuple(args)
         return while_
+
+
+def timeout_error(op):
+    """What TensorFlow's DirectSession says when a run outlives its timeout."""
+    return errors.DeadlineExceededError(None, op, "Timed out waiting for notification")
+
+
+def _loop_pred(op, pred):
+    """The While's cond result as a Python bool; like the lowered loop's Switch, refuse a non-scalar."""
+    if np.ndim(pred) != 0:
+        raise errors.InvalidArgumentError(None, op, f"The second input must be a scalar, but it has shape "
+                                                    f"{list(np.shape(pred))} (the cond function of While)")
+    return bool(pred)

@@ -128,6 +128,7 @@ class Session:
         deadline = time.monotonic() + timeout / 1000.0 if timeout else None
         static = executor.static if trace is None and deadline is None else None
         self._state.memory = MemoryLog() if trace is not None else None
+        self._state.functions.deadline = deadline
         try:
             if static is not None:
                 values = static.run(feed_values)
@@ -135,6 +136,7 @@ class Session:
                 values = executor.run(feed_values, trace=trace, deadline=deadline)
         finally:
             memory, self._state.memory = self._state.memory, None
+            self._state.functions.deadline = None
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
