@@ -11,6 +11,7 @@ from collections import deque
 
 from ..framework import errors
 from ..framework.registry import get_op_def
+from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
@@ -177,8 +178,15 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
         item.out_edges = [(port, dst, items[dst].input_start + slot, items[dst].pending_id, is_merge)
                           for port, dst, slot, is_merge in item.out_edges]
         item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
+    live = None
+    for item in items:
         if item.op is not None:
             item.kernel = make_kernel(item.op)
+            if hasattr(item.kernel, "for_outputs"):
+                # A strict While computes only the loop variables the run needs (output_liveness.py).
+                if live is None:
+                    live = live_outputs(ops, fetch_tensors, target_ops, feed_set)
+                item.kernel = item.kernel.for_outputs(live[item.op])
 
     roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
     return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
