@@ -11,20 +11,36 @@ import sys as _sys
 
 from . import nn
 from .framework import dtypes, errors, nest
+from .framework.colocation import colocate_with
 from .framework.dtypes import (
     DType,
     as_dtype,
     bool_,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
     float64,
     half,
+    int8,
+    int16,
     int32,
     int64,
     resource,
     string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
     variant,
+)
+from .framework.graph_collections import (
+    GraphKeys,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
 )
 from .framework.ops import (
     Graph,
@@ -38,8 +54,10 @@ from .framework.ops import (
     reset_default_graph,
 )
 from .framework.registry import RegisterGradient
-from .framework.tensor_shape import TensorShape
+from .framework.tensor_shape import Dimension, TensorShape, dimension_value
+from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
+from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
 from .ops.array_ops import (
     cast,
     concat,
@@ -69,6 +87,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
+from .ops.complex_ops import abs, conj, imag, real
 from .ops.cond_v2 import switch_case
 from .ops.control_flow_ops import case, cond, group, tuple_, while_loop, with_dependencies
 from .ops.control_flow_v2_toggles import (
@@ -79,7 +98,6 @@ from .ops.control_flow_v2_toggles import (
 from .ops.functional_ops import foldl, map_fn, scan
 from .ops.logging_ops import Assert, Print
 from .ops.math_ops import (
-    abs,
     add,
     add_n,
     cos,
@@ -128,12 +146,13 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
+from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
+from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .ops.variables import (
     Variable,
     assign,
     constant_initializer,
-    get_variable,
     global_variables,
     global_variables_initializer,
     ones_initializer,
@@ -142,6 +161,7 @@ from .ops.variables import (
     variables_initializer,
     zeros_initializer,
 )
+from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
 
 bool = bool_  # noqa: A001 - `tf.bool`

@@ -138,6 +138,10 @@ class Operation:
     def _set_attr(self, name, value):
         self._attrs[name] = value
 
+    def colocation_groups(self):
+        """`[b"loc:@name"]`: the op's own group, or the one `colocate_with` gave it."""
+        return list(self._attrs.get("_class", [b"loc:@" + self._name.encode()]))
+
     def _update_input(self, index, tensor):
         """Rewire input `index` (TensorFlow's `_update_input`: how a loop's back edge is closed)."""
         old = self._inputs[index]
@@ -449,8 +453,25 @@ class Graph:
             op._add_control_inputs(self._control_dependencies_for_inputs({t.op for t in inputs}))
             for frame in self._control_dependencies_stack:
                 frame.seen.add(op)
+        colocation = getattr(self, "_colocation_stack", None)
+        if colocation and colocation[-1] is not None:
+            op._set_attr("_class", [b"loc:@" + colocation[-1].name.encode()])
         op._control_flow_post_processing()
         return op
+
+    # --- feeding and fetching (Graph.prevent_feeding / is_feedable) -------------------------------
+    def prevent_feeding(self, tensor):
+        self.__dict__.setdefault("_unfeedable", set()).add(tensor)
+
+    def is_feedable(self, tensor):
+        return tensor not in self.__dict__.get("_unfeedable", ())
+
+    def prevent_fetching(self, op):
+        self.__dict__.setdefault("_unfetchable", set()).add(op)
+
+    def is_fetchable(self, tensor_or_op):
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self.__dict__.get("_unfetchable", ())
 
     def __repr__(self):
         return f"<cfnb.Graph with {len(self._ops)} ops>"
@@ -512,13 +533,16 @@ def infer_dtype(value):
         return _dtypes.int32 if -(2 ** 31) <= value < 2 ** 31 else _dtypes.int64
     if isinstance(value, float):
         return _dtypes.float32
+    if isinstance(value, complex):
+        return _dtypes.complex128
     if isinstance(value, str):
         return _dtypes.string
     if isinstance(value, (list, tuple)):
         if any(isinstance(v, Tensor) for v in value):
             raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
         kinds = {infer_dtype(v) for v in value}
-        for candidate in (_dtypes.float64, _dtypes.float32, _dtypes.float16, _dtypes.int64, _dtypes.int32):
+        for candidate in (_dtypes.complex128, _dtypes.complex64, _dtypes.float64, _dtypes.float32, _dtypes.float16,
+                          _dtypes.int64, _dtypes.int32):
             if candidate in kinds:
                 return candidate
         return kinds.pop() if kinds else _dtypes.float32
@@ -569,7 +593,9 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_d
         return value
     for cls, fn in _tensor_conversion_functions:
         if isinstance(value, cls):
-            return fn(value, dtype, name)
+            result = fn(value, dtype, name)
+            if result is not NotImplemented:  # a function may decline (auto-packing a list without Tensors)
+                return result
     if isinstance(value, Operation):
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype="
                         f"{dtype}, name={name!r}, as_ref=False)")

@@ -11,7 +11,7 @@ lowering pass (`passes/lowering.py`) has rewritten it into Switch/Merge.
 """
 from ..framework import nest
 from ..framework.func_graph import FuncGraph, unique_function_name
-from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from . import array_ops
 
@@ -29,13 +29,23 @@ register_op("StatelessIf", _if_infer, lambda op, state: state.functions.if_kerne
             needs_state=True)
 
 
-def build_branch(name, fn, outer_graph):
-    """Trace `fn()` into a FuncGraph; returns (graph, structured result)."""
+def build_branch(name, fn, outer_graph, op_return_value=None):
+    """Trace `fn()` into a FuncGraph; returns (graph, structured result). An Operation the branch
+    returns (a `no_op`, a `group`) becomes `op_return_value` (the predicate or branch index) run after
+    it, as func_graph_from_py_func's `op_return_value` does in TensorFlow."""
     graph = FuncGraph(name, outer_graph)
     with graph.as_default():
         result = fn()
         if result is None:
             return graph, None
+
+        def op_result(v):
+            if not isinstance(v, Operation):
+                return v
+            value = graph.capture(op_return_value)  # a fed placeholder: the dependency goes on the Identity
+            with graph.control_dependencies([v]):
+                return array_ops.identity(value)
+        result = nest.map_structure(op_result, result) if op_return_value is not None else result
         flat = [_flow_of(v) for v in nest.flatten(result)]
         # A branch may return an outer tensor as is (`lambda: x`): capture it like any other use.
         graph.outputs = [graph.capture(t) for t in (convert_to_tensor(v) for v in flat)]
@@ -77,8 +87,8 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
             pred = array_ops.squeeze(pred)
         from .control_flow_ops import _check_cond_pred, _unpack_if_singleton
         _check_cond_pred(pred, label)
-        true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g)
-        false_graph, false_result = build_branch(unique_function_name(g, scope, "false"), false_fn, g)
+        true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g, pred)
+        false_graph, false_result = build_branch(unique_function_name(g, scope, "false"), false_fn, g, pred)
         for which, result in (("true_fn", true_result), ("false_fn", false_result)):
             if result is None:
                 raise ValueError(f"cond '{label}': '{which}' must have a return value.")
@@ -173,7 +183,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if not index.dtype.is_integer or index.shape.ndims not in (None, 0):
             raise TypeError(f"switch_case '{label}': 'branch_index' must be a scalar integer Tensor, got "
                             f"{index.dtype.name} of shape {index.shape}")
-        built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g) for k, fn in enumerate(fns)]
+        built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g, index) for k, fn in enumerate(fns)]
         results = [r for _, r in built]
         graphs = [fg for fg, _ in built]
         for k, r in enumerate(results):

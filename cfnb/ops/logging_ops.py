@@ -12,10 +12,27 @@ def _assert_kernel(op, state):
 
     def assert_(condition, *data):
         if not bool(condition):
-            parts = [d if isinstance(d, str) else np.array2string(np.asarray(d), threshold=summarize)
-                     for d in data]
-            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(f"[{p}]" for p in parts))
+            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(_summarize(d, summarize)
+                                                                                    for d in data))
     return assert_
+
+
+def _summarize(value, summarize):
+    """TensorFlow's `Tensor::SummarizeValue` (v1 form): the first `summarize` elements, flattened, in one
+    pair of brackets, `...` when some are left out: `[2 1]`, `[1 2 3...]`."""
+    flat = np.asarray(value).reshape(-1)
+    shown = [_element_text(v) for v in flat[:summarize]]
+    return "[" + " ".join(shown) + ("..." if flat.size > summarize else "") + "]"
+
+
+def _element_text(v):
+    if isinstance(v, bytes):
+        return v.decode(errors="replace")
+    if isinstance(v, np.floating):
+        return np.format_float_positional(v, trim="-")
+    if isinstance(v, np.bool_):
+        return "1" if v else "0"
+    return str(v)
 
 
 register_op("Assert", lambda op: [], _assert_kernel, stateful=True)

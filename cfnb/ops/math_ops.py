@@ -42,7 +42,10 @@ def broadcast_shapes(a, b, op=None):
 # The types TensorFlow allows for float-only ops (Exp, Softmax, ...) and for numeric ones (Sum, Mean, ...):
 # numpy would compute them on other types too, with another result dtype than the one inferred.
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-NUMBERS = FLOATS + (dtypes.int32, dtypes.int64)
+INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+            dtypes.uint64)
+NUMBERS = FLOATS + INTEGERS
+WITH_COMPLEX = NUMBERS + (dtypes.complex64, dtypes.complex128)  # TensorFlow's arithmetic type lists
 
 
 def _binary_infer(op):
@@ -129,10 +132,10 @@ def _unary(op_type, allowed=None):
 
 # TensorFlow's type lists, restricted to cfnb's dtypes: arithmetic and ordering refuse bool (and
 # string), as TensorFlow does at graph-build time; Equal/NotEqual take any dtype.
-_add_v2 = _binary("AddV2", "Add", allowed=NUMBERS)
+_add_v2 = _binary("AddV2", "Add", allowed=WITH_COMPLEX)
 _add_strings = _binary("Add", "Add", allowed=(dtypes.string,))
-subtract = _binary("Sub", "Sub", allowed=NUMBERS)
-multiply = _binary("Mul", "Mul", allowed=NUMBERS)
+subtract = _binary("Sub", "Sub", allowed=WITH_COMPLEX)
+multiply = _binary("Mul", "Mul", allowed=WITH_COMPLEX)
 maximum = _binary("Maximum", "Maximum", allowed=NUMBERS)
 minimum = _binary("Minimum", "Minimum", allowed=NUMBERS)
 floordiv = _binary("FloorDiv", "floordiv", allowed=NUMBERS)
@@ -156,9 +159,9 @@ def add(x, y, name=None):
     return _add_v2(x, y, name=name)
 
 
-negative = _unary("Neg", NUMBERS)
+negative = _unary("Neg", WITH_COMPLEX)
 abs = _unary("Abs", NUMBERS)  # noqa: A001 - TensorFlow's name
-square = _unary("Square", NUMBERS)
+square = _unary("Square", WITH_COMPLEX)
 sqrt = _unary("Sqrt", FLOATS)
 rsqrt = _unary("Rsqrt", FLOATS)
 exp = _unary("Exp", FLOATS)

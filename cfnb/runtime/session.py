@@ -16,6 +16,7 @@ from ..framework import dtypes, errors, nest
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from .config_options import GraphOptions
 from .executor import Executor
 from .function_runtime import FunctionRuntime
 from .graph_compiler import ROOT, compile_graph
@@ -52,8 +53,13 @@ class ConfigProto:
     """The settings cfnb reads: `operation_timeout_in_ms` (0 = none) and
     `lower_functional_ops` (False runs If/While as strict function calls)."""
 
-    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, **unused):
+    def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, graph_options=None,
+                 **unused):
         self.operation_timeout_in_ms = operation_timeout_in_ms
+        # Kept and readable, with no effect here: GraphOptions (config_options.py), allow_soft_placement, ...
+        self.graph_options = graph_options if graph_options is not None else GraphOptions()
+        for key, value in unused.items():
+            setattr(self, key, value)
         self.lower_functional_ops = lower_functional_ops
         # cfnb's own switch: run well-formed loops through the precompiled schedule when no
         # trace or timeout is asked for (see runtime/static_schedule.py); False always interprets.
@@ -211,6 +217,9 @@ class Session:
         if isinstance(f, (Tensor, Operation)):
             if f.graph is not g:
                 raise ValueError(f"Fetch argument {f!r} is not an element of this session's graph.")
+            if not g.is_fetchable(f):
+                raise ValueError(f"Operation {(f.op if isinstance(f, Tensor) else f).name!r} has been marked as not "
+                                 f"fetchable.")
             return f
         raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string, Tensor or "
                         f"Operation.")
@@ -252,6 +261,8 @@ class Session:
                                 f"Tensor ({t.name}).")
             if t.graph is not self._graph:
                 raise ValueError(f"Cannot feed {t.name}: it is not an element of this session's graph.")
+            if not self._graph.is_feedable(t):
+                raise ValueError(f"Tensor {t} may not be fed.")
             tensors.append(t)
             values.append(_check_feed(t, value))
         return tensors, values
@@ -264,6 +275,8 @@ def _check_feed(t, value):
     want = t.dtype
     if want in (dtypes.resource, dtypes.variant):
         return value
+    if want == dtypes.string:
+        value = dtypes.as_bytes_value(value)
     if isinstance(value, int) and not _int_fits(value, want.as_numpy_dtype):
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                         f"{want.as_numpy_dtype}. Try explicitly setting the type of the feed tensor to a larger type "
