@@ -58,6 +58,7 @@ from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
 from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
+from .ops.arg_reductions import argmax, argmin
 from .ops.array_ops import (
     cast,
     concat,
@@ -80,6 +81,7 @@ from .ops.array_ops import (
     squeeze,
     stack,
     stop_gradient,
+    tile,
     transpose,
     unstack,
     where,
@@ -96,6 +98,7 @@ from .ops.control_flow_v2_toggles import (
     enable_control_flow_v2,
 )
 from .ops.functional_ops import foldl, map_fn, scan
+from .ops.linalg_ops import norm
 from .ops.logging_ops import Assert, Print
 from .ops.math_ops import (
     add,
@@ -146,6 +149,7 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
+from .ops.slicing_ops import slice, strided_slice  # noqa: A004 - TensorFlow's names
 from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope

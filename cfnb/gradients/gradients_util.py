@@ -19,7 +19,6 @@ from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
 from ..ops import array_ops, control_flow_util, math_ops, variables
 from . import control_flow_state
-from .control_flow_grad import SECOND_ORDER_WHILE
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
 
@@ -331,11 +330,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set)
         if loop_state:
             loop_state.post_processing()
-        result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
-        for x, r in zip(xs_list, result):
-            if r is None:
-                _refuse_second_order_through_loops(ys, x)
-        return result
+        # As in TensorFlow 1, a second-order gradient through a v1 loop is None when no path from x reaches
+        # the gradient loop (its history stacks cut it), and a TypeError (the Exit gradient) when one does.
+        return [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
 
 
 def _check_same_graph(tensors):
@@ -355,30 +352,6 @@ def _check_same_graph(tensors):
         elif t.graph not in enclosing(first.graph) and first.graph not in enclosing(t.graph):
             raise ValueError(f"{t} must be from the same graph as {first} (graphs are {t.graph!r} and "
                              f"{first.graph!r}).")
-
-
-def _refuse_second_order_through_loops(ys, x):
-    """TensorFlow 1 silently answers None when differentiating a gradient loop with respect to a
-    value that fed its forward loop (the history stacks cut the path); cfnb says why instead."""
-    forward_contexts = set()
-    seen, stack = set(), [y.op for y in ys]
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        ctxt = op._control_flow_context
-        while ctxt is not None:
-            if ctxt.IsWhileContext() and ctxt.grad_state is not None:
-                forward_contexts.add(ctxt.grad_state.forward_context)
-            ctxt = ctxt.outer_context
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    if not forward_contexts:
-        return
-    for op in _mark_reached_ops([x.op]):
-        if control_flow_util.GetWhileContext(op) in forward_contexts:
-            raise TypeError(SECOND_ORDER_WHILE)
 
 
 class _pushed:

@@ -317,6 +317,26 @@ class TensorArray:
         return apply_op("TensorArrayCloseV3", [("handle", self._handle)], name=name,
                         default_name="TensorArrayCloseV3")
 
+    def identity(self):
+        """The same array with its flow through an Identity (a fresh ordering point, TensorArray.identity)."""
+        from .array_ops import identity
+        return self._with_new_flow(identity(self._flow))
+
+    def grad(self, source, flow=None, name=None):
+        """The gradient TensorArray for `source` (TensorArrayGradV3): same size, one per source per run,
+        so every call with the same source reaches the same array; it learns the element shape."""
+        from .array_ops import identity
+        flow = self._flow if flow is None else flow
+        g = get_default_graph()
+        with g.name_scope(name or "TensorArrayGrad"):
+            grad_handle, _ = apply_op("TensorArrayGradV3", [("handle", self._handle), ("flow_in", flow)],
+                                      {"source": source, "element_shape": self._element_shape[0]}).outputs
+            with g.control_dependencies([grad_handle]):
+                flow = identity(flow, name="gradient_flow")
+        ta = TensorArray(self._dtype, handle=grad_handle, flow=flow, infer_shape=self._infer_shape)
+        ta._element_shape = self._element_shape
+        return ta
+
     def __repr__(self):
         return f"<cfnb.TensorArray dtype={self._dtype.name} flow={self._flow.name}>"
 
@@ -410,6 +430,14 @@ class TensorArrayV2:
         with get_default_graph().name_scope(name or "TensorArraySplit"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
+
+    def identity(self):
+        from .array_ops import identity
+        return self._with_new_flow(identity(self._flow))
+
+    def grad(self, source, flow=None, name=None):
+        """Not available for a TensorList-backed array, as in TensorFlow (_GraphTensorArrayV2.grad)."""
+        raise NotImplementedError()
 
     def size(self, name=None):
         from . import list_ops
