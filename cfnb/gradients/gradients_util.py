@@ -15,10 +15,11 @@ import collections
 
 from ..framework import dtypes
 from ..framework.func_graph import FuncGraph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
 from ..ops import array_ops, control_flow_util, math_ops, variables
-from . import control_flow_state
+from . import control_flow_state, indexed_slices_util
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
 
@@ -139,6 +140,10 @@ def _get_grads(grads, op):
     return grads[op] if op in grads else [[] for _ in op.outputs]
 
 
+# Ops whose gradient is the incoming gradient itself: an IndexedSlices passes through them unchanged.
+_PASSES_INDEXED_SLICES = ("Identity", "ReadVariableOp", "PlaceholderWithDefault")
+
+
 def _has_any_not_none_grads(grads, op):
     out_grads = _get_grads(grads, op)
     for g in out_grads:
@@ -161,8 +166,10 @@ def _aggregated_grads(grads, op, loop_state):
                 out_grads[i] = None
             elif len(real) == 1:
                 out_grads[i] = real[0]
-            else:
+            elif all(isinstance(g, Tensor) for g in real):
                 out_grads[i] = math_ops.add_n(real)
+            else:
+                out_grads[i] = indexed_slices_util.aggregate(real)
         else:
             out_grads[i] = None
     return out_grads
@@ -288,7 +295,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             out_grads = _aggregated_grads(grads, op, loop_state)
             if loop_state:
                 loop_state.exit_grad_while_context(op, before=True)
-            has_out_grads = any(isinstance(x, Tensor) for x in out_grads)
+            has_out_grads = any(isinstance(x, (Tensor, IndexedSlices)) for x in out_grads)
             grad_fn = None
             if has_out_grads and op not in stop_ops:
                 grad_fn = get_gradient_function(op)
@@ -305,7 +312,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                 for i, out_grad in enumerate(out_grads):
                     # A resource gets zeros only when it is a variable's handle outside loops
                     # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
-                    if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]) \
+                    if isinstance(out_grad, IndexedSlices) and op.type not in _PASSES_INDEXED_SLICES:
+                        # Only gradients that pass a gradient through unchanged keep it sparse.
+                        out_grads[i] = out_grad = convert_to_tensor(out_grad)
+                    if not isinstance(out_grad, (Tensor, IndexedSlices)) and is_trainable(op.outputs[i]) \
                             and (op.outputs[i].dtype != dtypes.resource
                                  or not loop_state and variables.variable_spec(op.outputs[i])):
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
@@ -332,7 +342,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             loop_state.post_processing()
         # As in TensorFlow 1, a second-order gradient through a v1 loop is None when no path from x reaches
         # the gradient loop (its history stacks cut it), and a TypeError (the Exit gradient) when one does.
-        return [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
+        result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
+        if src_graph is not None:  # a functional op's gradient function returns dense tensors
+            result = [convert_to_tensor(r) if isinstance(r, IndexedSlices) else r for r in result]
+        return result
 
 
 def _check_same_graph(tensors):
