@@ -464,14 +464,27 @@ class Graph:
         self.__dict__.setdefault("_unfeedable", set()).add(tensor)
 
     def is_feedable(self, tensor):
-        return tensor not in self.__dict__.get("_unfeedable", ())
+        """False for a tensor marked with `prevent_feeding`, and, as TensorFlow's WhileContext marks
+        them, for every tensor a while loop computes but its outermost Exits."""
+        if tensor in self.__dict__.get("_unfeedable", ()):
+            return False
+        if not isinstance(tensor, Tensor):
+            return True  # as in TensorFlow, anything else is simply not among the unfeedable tensors
+        ctxt = tensor.op._control_flow_context
+        while_ctxt = ctxt.GetWhileContext() if ctxt is not None else None
+        return while_ctxt is None or (tensor.op.type == "Exit" and while_ctxt.outer_context is None)
 
     def prevent_fetching(self, op):
         self.__dict__.setdefault("_unfetchable", set()).add(op)
 
     def is_fetchable(self, tensor_or_op):
+        """False for an op marked with `prevent_fetching`, and for the ops inside a cond or a while loop
+        but Enters and outermost Exits (TensorFlow's control-flow contexts mark them in `_AddOpInternal`)."""
         op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
-        return op not in self.__dict__.get("_unfetchable", ())
+        if op in self.__dict__.get("_unfetchable", ()):
+            return False
+        ctxt = op._control_flow_context
+        return ctxt is None or op.type == "Enter" or (op.type == "Exit" and ctxt.outer_context is None)
 
     def __repr__(self):
         return f"<cfnb.Graph with {len(self._ops)} ops>"

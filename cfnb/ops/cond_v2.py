@@ -114,6 +114,7 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
                          {"then_branch": true_graph, "else_branch": false_graph,
                           "Tout": [t.dtype for t in true_graph.outputs],
                           "_lower_using_switch_merge": True}, name=scope)
+        g.prevent_fetching(op)  # as cond_v2 does: its outputs are fetched through the Identities below
         # In a v1 graph every output goes through an Identity (as cond_v2 does), so fetching one
         # output prunes the others once the If is lowered.
         outs = [array_ops.identity(t) for t in op.outputs]
@@ -205,6 +206,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         op = g.create_op("Case" if stateful else "StatelessCase", [index] + inputs,
                          {"branches": graphs, "Tout": [t.dtype for t in graphs[0].outputs],
                           "_lower_using_switch_merge": True}, name=scope)
+        g.prevent_fetching(op)
         outs = [array_ops.identity(t) for t in op.outputs]
         outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0]), outs)]
         return nest.pack_sequence_as(results[0], outs)

@@ -377,6 +377,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         pivot_1 = identity(p_1, name="switch_t")
         pivot_2 = identity(p_2, name="switch_f")
         pred = identity(pred, name="pred_id")
+        for t in (p_1, pivot_1, pivot_2, pred):  # inside the cond, as TensorFlow marks them
+            g.prevent_fetching(t.op)
 
         context_t = CondContext(pred, pivot_1, branch=1)
         try:

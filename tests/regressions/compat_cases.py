@@ -491,3 +491,82 @@ def hessians_through_while(tf, env):
     _, y = tf.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), [0, tf.constant([1.0, 1.0])])
     h = tf.hessians(tf.reduce_sum(y), x)
     return [None if t is None else env.run(t) for t in h]
+
+
+# --- Ported from TensorFlow's control_flow_ops_py_test.py (rewritten for both libraries) -------------
+@case(versions=("v1",))
+def tf_test_feedable(tf, env):
+    """testFeedable: every feedable input of a while loop's ops can be fed; feeding any other int32 input
+    says it may not be fed."""
+    c, i0 = tf.constant(2), tf.constant(0)
+    r = tf.while_loop(lambda i: i < 1000, lambda i: tf.square(c) + i, [i0])
+    g = tf.get_default_graph()
+    inputs = list(dict.fromkeys(t for op in g.get_operations() for t in op.inputs))
+    fed, refused = [], []
+    with tf.Session() as sess:
+        for t in inputs:
+            if g.is_feedable(t):
+                fed.append([t.name, sess.run(r, {t: 3}).item()])
+            elif t.dtype == tf.int32:
+                try:
+                    sess.run(r, {t: 3})
+                except ValueError as e:
+                    refused.append([t.name, "may not be fed" in str(e)])
+    return [sess_value for sess_value in (fed, refused)]
+
+
+@case()
+def tf_test_fetchable(tf, env):
+    """testFetchable: the tensors of a cond's ops are fetchable exactly when the graph says so."""
+    x = tf.placeholder(tf.float32)
+    tf.cond(tf.constant(True), lambda: x + 2, lambda: x + 0)
+    g = tf.get_default_graph()
+    out = []
+    with tf.Session() as sess:
+        for op in g.get_operations():
+            for t in op.inputs:
+                if g.is_fetchable(t.op):
+                    out.append([t.name, "fetched", sess.run(t, {x: 3}).item()])
+                else:
+                    try:
+                        sess.run(t, {x: 3})
+                        out.append([t.name, "fetched although not fetchable"])
+                    except ValueError as e:
+                        out.append([t.name, "has been marked as not fetchable" in str(e)])
+    return out
+
+
+@case()
+def tf_test_cond_pruning(tf, env):
+    """testCondPruning: a branch returning assign ops yields the predicate; fetching the second result runs
+    only the assignments it depends on."""
+    v1, v2, v3 = tf.Variable(7), tf.Variable(7), tf.Variable(7)
+    pred = tf.greater(tf.constant(3), tf.constant(2))
+    r = tf.cond(pred, lambda: [tf.assign(v1, 1).op, tf.assign(v2, 2).op],
+                lambda: [tf.assign(v3, 3).op, tf.constant(10).op])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return [len(r), sess.run(r[1]), sess.run([v1, v2, v3])]
+
+
+@case()
+def tf_test_cond_6_variable_result(tf, env):
+    """testCond_6: a branch may return a variable; the cond yields its value."""
+    v1 = tf.Variable([7])
+    age = tf.constant(3)
+    r = tf.cond(tf.greater(age, 4), lambda: age, lambda: v1)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(r)
+
+
+@case()
+def tf_test_cond_resource_grad(tf, env):
+    """testCondResourceGrad: the gradient of a cond that returns a variable, with respect to it."""
+    v1 = tf.Variable(tf.constant([7.0]))
+    age = tf.constant(3.0)
+    r = tf.cond(tf.greater(age, 4.0), lambda: age, lambda: v1)
+    grad = tf.gradients(r, v1)[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return sess.run(grad)
