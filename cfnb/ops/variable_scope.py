@@ -69,7 +69,9 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         parent = get_variable_scope()
         if isinstance(name_or_scope, VariableScope):
             full, name_scope = name_or_scope.name, name_or_scope.original_name_scope
-            reuse = name_or_scope.reuse if reuse is None else reuse
+            # Re-entering a scope keeps its reuse: reuse=False cannot undo it, reuse=True adds it.
+            modes = (name_or_scope.reuse, reuse)
+            reuse = True if True in modes else AUTO_REUSE if AUTO_REUSE in modes else False
         else:
             if name_or_scope is None:
                 if default_name is None:
@@ -79,7 +81,7 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
             else:
                 name = name_or_scope
             full = f"{parent.name}/{name}" if parent.name else name
-            name_scope = name
+            name_scope = name if name_or_scope is not None else default_name  # the name scope uniquifies itself
         g.__dict__.setdefault("_variable_scope_names", set()).add(full)
         if reuse is None or reuse is False:
             reuse = parent.reuse  # a scope inside a reusing scope reuses too

@@ -570,3 +570,55 @@ def tf_test_cond_resource_grad(tf, env):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         return sess.run(grad)
+
+
+# --- Ported from TensorFlow's variable_scope_test.py -------------------------------------------------
+@case()
+def tf_test_var_scope_object_reuse(tf, env):
+    """testVarScopeObjectReuse: re-entering a scope object keeps its reuse; reuse=False cannot undo it."""
+    out = []
+    for first in (True, False):
+        with tf.variable_scope("jump", reuse=first) as scope:
+            vs = scope
+        for reuse in (None, True, False):
+            with tf.variable_scope(vs, reuse=reuse) as again:
+                out.append([first, reuse, bool(again.reuse)])
+    return out
+
+
+@case()
+def tf_test_var_scope_get_or_create_reuse(tf, env):
+    """testVarScopeGetOrCreateReuse: with AUTO_REUSE the first get_variable creates, later ones share."""
+    values = []
+    for value in (42.0, 13.0, 17.0):
+        x = tf.constant(value)
+        with tf.variable_scope("testVarScopeGetOrCreateReuse_bar", reuse=tf.AUTO_REUSE):
+            a = tf.assign(tf.get_variable("var", []), x)
+        with tf.variable_scope("testVarScopeGetOrCreateReuse_bar", reuse=tf.AUTO_REUSE):
+            v = tf.get_variable("var", [])
+        with tf.Session() as sess:
+            sess.run(a)
+            values.append([sess.run(x), v.name])
+    return [values, len(tf.global_variables())]
+
+
+@case()
+def tf_test_var_op_scope(tf, env):
+    """testVarOpScope: a variable scope's variables ignore name scopes; its ops get a unique name scope."""
+    names = []
+    with tf.name_scope("testVarOpScope1"):
+        with tf.variable_scope("tower", "default", []):
+            names.append(tf.get_variable("w", []).name)
+            with tf.name_scope("testVarOpScope2") as sc2:
+                names.append(sc2)
+    with tf.name_scope("testVarOpScope1"):
+        with tf.variable_scope(None, "default", []):
+            names.append(tf.get_variable("w", []).name)
+            with tf.name_scope("testVarOpScope2") as sc2:
+                names.append(sc2)
+    with tf.name_scope("testVarOpScope1"):
+        with tf.variable_scope(None, "default", []):
+            names.append(tf.get_variable("w", []).name)
+            with tf.name_scope("testVarOpScope2") as sc2:
+                names.append(sc2)
+    return names
