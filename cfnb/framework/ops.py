@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from . import dtypes as _dtypes
+from .feed_fetch import FeedFetchRules
 from .registry import get_op_def
 from .tensor_shape import as_shape
 
@@ -217,7 +218,7 @@ def _device_string(fields):
     return out
 
 
-class Graph:
+class Graph(FeedFetchRules):
     """A dataflow graph: operations, unique names, scopes, and the function library."""
 
     def __init__(self):
@@ -458,33 +459,6 @@ class Graph:
             op._set_attr("_class", [b"loc:@" + colocation[-1].name.encode()])
         op._control_flow_post_processing()
         return op
-
-    # --- feeding and fetching (Graph.prevent_feeding / is_feedable) -------------------------------
-    def prevent_feeding(self, tensor):
-        self.__dict__.setdefault("_unfeedable", set()).add(tensor)
-
-    def is_feedable(self, tensor):
-        """False for a tensor marked with `prevent_feeding`, and, as TensorFlow's WhileContext marks
-        them, for every tensor a while loop computes but its outermost Exits."""
-        if tensor in self.__dict__.get("_unfeedable", ()):
-            return False
-        if not isinstance(tensor, Tensor):
-            return True  # as in TensorFlow, anything else is simply not among the unfeedable tensors
-        ctxt = tensor.op._control_flow_context
-        while_ctxt = ctxt.GetWhileContext() if ctxt is not None else None
-        return while_ctxt is None or (tensor.op.type == "Exit" and while_ctxt.outer_context is None)
-
-    def prevent_fetching(self, op):
-        self.__dict__.setdefault("_unfetchable", set()).add(op)
-
-    def is_fetchable(self, tensor_or_op):
-        """False for an op marked with `prevent_fetching`, and for the ops inside a cond or a while loop
-        but Enters and outermost Exits (TensorFlow's control-flow contexts mark them in `_AddOpInternal`)."""
-        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
-        if op in self.__dict__.get("_unfetchable", ()):
-            return False
-        ctxt = op._control_flow_context
-        return ctxt is None or op.type == "Enter" or (op.type == "Exit" and ctxt.outer_context is None)
 
     def __repr__(self):
         return f"<cfnb.Graph with {len(self._ops)} ops>"
