@@ -140,8 +140,9 @@ def _get_grads(grads, op):
     return grads[op] if op in grads else [[] for _ in op.outputs]
 
 
-# Ops whose gradient is the incoming gradient itself: an IndexedSlices passes through them unchanged.
-_PASSES_INDEXED_SLICES = ("Identity", "ReadVariableOp", "PlaceholderWithDefault")
+# Ops whose gradient passes an IndexedSlices on as one: those that return the incoming gradient, and a
+# cond's Switch and Merge (control_flow_grad densifies at loops, as this version of cfnb does).
+_PASSES_INDEXED_SLICES = ("Identity", "ReadVariableOp", "PlaceholderWithDefault", "Switch", "Merge")
 
 
 def _has_any_not_none_grads(grads, op):
@@ -157,7 +158,7 @@ def _has_any_not_none_grads(grads, op):
 def _aggregated_grads(grads, op, loop_state):
     out_grads = _get_grads(grads, op)
     for i, out_grad in enumerate(out_grads):
-        if loop_state and isinstance(out_grad, Tensor):
+        if loop_state and isinstance(out_grad, (Tensor, IndexedSlices)):
             assert control_flow_util.IsLoopSwitch(op)
             continue
         if out_grad:

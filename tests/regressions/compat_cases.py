@@ -165,8 +165,8 @@ def cond_structure_mismatch_dict_keys(tf, env):
 # --- The tf.compat.v1 surface the control-flow tests use --------------------------------------------
 def _slices(tf, s, env, dense_only=False):
     """An IndexedSlices as data: its type name and its three parts, fetched. `dense_only`: just its dense
-    value (TensorFlow keeps IndexedSlices through v1 cond/while and cond_v2 gradients; cfnb densifies at
-    control flow, so there only the values are compared)."""
+    value (TensorFlow keeps IndexedSlices through v1 loops and cond_v2 gradients, where cfnb densifies, so
+    there only the values are compared)."""
     if dense_only:
         return {"dense": env.run(tf.convert_to_tensor(s))}
     if not hasattr(s, "indices"):
@@ -205,6 +205,18 @@ def indexed_slices_through_cond(tf, env):
     p = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
     r = tf.cond(tf.constant(True), lambda: tf.gather(p, [2, 0]), lambda: tf.gather(p, [1, 1]))
     (g,) = tf.gradients(tf.reduce_sum(r * 3.0), p)
+    # v1: IndexedSlices through the cond's Switch/Merge gradients, as TensorFlow builds them (the untaken
+    # side's zeros as slices of every row); v2: cfnb's If gradient densifies where TensorFlow keeps slices.
+    return _slices(tf, g, env, dense_only=env.v2)
+
+
+@case()
+def indexed_slices_loop_variable_gathered(tf, env):
+    p = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    _, _, acc = tf.while_loop(lambda i, q, a: i < 3,
+                              lambda i, q, a: (i + 1, q * 2.0, a + tf.reduce_sum(tf.gather(q, [i]))),
+                              [0, p, tf.constant(0.0)])
+    (g,) = tf.gradients(acc, p)
     return _slices(tf, g, env, dense_only=True)
 
 
