@@ -1,18 +1,20 @@
-"""Record TensorFlow's answers for compat_cases.py into compat_tf.json.
+"""Record TensorFlow's answers for the compat cases (compat_cases.py) into compat_tf.json.
 
 Needs TensorFlow (2.21 was used): `/tmp/tfvenv/bin/python tests/regressions/record_compat.py`.
 TensorFlow is never a dependency of cfnb; the recorded json is what the tests compare against.
 """
 import json
 import os
+import re
 import sys
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # tests/, for `regressions`
 
 import tensorflow.compat.v1 as tf  # noqa: E402
-from compat_cases import CASES, normalize  # noqa: E402
 from tensorflow.python.ops import gen_control_flow_ops  # noqa: E402
+
+from regressions.compat_cases import CASES, normalize  # noqa: E402
 
 tf.disable_eager_execution()
 
@@ -51,8 +53,10 @@ def record_one(fn, v2):
 
 
 def _without_tracebacks(message):
-    """TensorFlow quotes the Python stack that built the failing node; the json keeps the rest."""
-    return "\n".join(line for line in message.split("\n") if not line.lstrip().startswith("File \""))
+    """TensorFlow quotes the Python stack that built the failing node, and objects' addresses; the json
+    keeps the rest, so that recording twice gives the same file."""
+    kept = "\n".join(line for line in message.split("\n") if not line.lstrip().startswith("File \""))
+    return re.sub(r" at 0x[0-9a-f]+", " at 0x...", kept)
 
 
 def main():
