@@ -15,17 +15,33 @@ from .framework.dtypes import (
     DType,
     as_dtype,
     bool_,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
     float64,
     half,
+    int8,
+    int16,
     int32,
     int64,
     resource,
     string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
     variant,
 )
+from .framework.graph_collections import (
+    GraphKeys,
+    add_to_collection,
+    add_to_collections,
+    get_collection,
+    get_collection_ref,
+)
+from .framework.indexed_slices import IndexedSlices
 from .framework.ops import (
     Graph,
     Operation,
@@ -39,9 +55,12 @@ from .framework.ops import (
     reset_default_graph,
 )
 from .framework.registry import RegisterGradient
-from .framework.tensor_shape import TensorShape
+from .framework.tensor_shape import Dimension, TensorShape, dimension_value
+from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
+from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
 from .ops import numpy_dispatch  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
+from .ops.arg_reductions import argmax, argmin
 from .ops.array_ops import (
     cast,
     concat,
@@ -64,6 +83,7 @@ from .ops.array_ops import (
     squeeze,
     stack,
     stop_gradient,
+    tile,
     transpose,
     unstack,
     where,
@@ -71,6 +91,7 @@ from .ops.array_ops import (
     zeros,
     zeros_like,
 )
+from .ops.complex_ops import abs, conj, imag, real
 from .ops.cond_v2 import switch_case
 from .ops.control_flow_case import case
 from .ops.control_flow_ops import cond, group, tuple_, while_loop, with_dependencies
@@ -80,15 +101,13 @@ from .ops.control_flow_v2_toggles import (
     enable_control_flow_v2,
 )
 from .ops.functional_ops import foldl, foldr, scan
+from .ops.linalg_ops import norm
 from .ops.logging_ops import Assert, Print
 from .ops.logging_ops import print_v2 as print  # noqa: A001 - `tf.print`
 from .ops.map_fn import map_fn
 from .ops.math_ops import (
-    abs,
     add,
     add_n,
-    argmax,
-    argmin,
     cos,
     div,
     div_no_nan,
@@ -135,12 +154,14 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
+from .ops.slicing_ops import slice, strided_slice  # noqa: A004 - TensorFlow's names
+from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
+from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .ops.variables import (
     Variable,
     assign,
     constant_initializer,
-    get_variable,
     global_variables,
     global_variables_initializer,
     ones_initializer,
@@ -149,6 +170,7 @@ from .ops.variables import (
     variables_initializer,
     zeros_initializer,
 )
+from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
 
 bool = bool_  # noqa: A001 - `tf.bool`

@@ -67,14 +67,6 @@ def mismatches(got, want, dtypes, shapes):
     return problems
 
 
-# Where cfnb differs from TensorFlow on purpose: TensorFlow 1 answers None for a second derivative
-# through a lowered while loop; cfnb raises TensorFlow's own TypeError instead and points to the
-# functional form (the issue on gradients asks for the limit to be taught, not hidden).
-DELIBERATE = {("v1", name): (TypeError, "Second-order gradient for while loops not supported")
-              for name in ("t32_pred_in_while_second_order_true", "t32_pred_in_while_second_order_false",
-                           "t35_double_derivative_second_order")}
-
-
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
 @pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode", MODES)
@@ -84,11 +76,6 @@ def test_program(mode, executor, name, control_flow):
         pytest.fail("not recorded: run /work/tfenv/bin/python tests/conformance/record.py")
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    if (mode, name) in DELIBERATE:
-        error, message = DELIBERATE[mode, name]
-        with pytest.raises(error, match=message):
-            programs.run_program(cfnb, programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
-        return
     got = programs.run_program(cfnb, programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
     problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
     assert not problems, "\n".join(problems)

@@ -167,10 +167,15 @@ def test_parallel_iterations_keeps_push_and_pop_order(parallel):
 
 
 # --- what TensorFlow does not support, taught -------------------------------------------------------
-def test_second_order_through_a_lowered_while_loop_is_refused():
+def test_second_order_through_a_lowered_while_loop_is_none_or_refused_as_in_tensorflow():
+    # TensorFlow 1: None when the history stacks cut every path from x to the gradient loop ...
     x = tf.constant(2.0)
     r = tf.while_loop(lambda v: v < 8.0, lambda v: v * v, [x])
     (g,) = tf.gradients(r, x)
+    assert tf.gradients(g, x) == [None]
+    # ... and the Exit gradient's TypeError when a path reaches it (x also enters the loop as an invariant).
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y + x * x), [0, tf.constant(0.0)])
+    (g,) = tf.gradients(y, x)
     with pytest.raises(TypeError, match="Second-order gradient for while loops not supported.*functional"):
         tf.gradients(g, x)
 

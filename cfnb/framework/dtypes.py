@@ -29,12 +29,37 @@ class DType:
         return self._np is not None and self._np.kind in "iu"
 
     @property
+    def is_unsigned(self):
+        return self._np is not None and self._np.kind == "u"
+
+    @property
+    def is_complex(self):
+        return self._np is not None and self._np.kind == "c"
+
+    @property
+    def real_dtype(self):
+        """float32 for complex64, float64 for complex128, the type itself otherwise."""
+        return {"complex64": float32, "complex128": float64}.get(self.name, self)
+
+    @property
+    def size(self):
+        return self._np.itemsize if self._np is not None and self._np.kind != "O" else 1
+
+    @property
+    def min(self):
+        return np.iinfo(self._np).min if self.is_integer else float(np.finfo(self._np).min)
+
+    @property
+    def max(self):
+        return np.iinfo(self._np).max if self.is_integer else float(np.finfo(self._np).max)
+
+    @property
     def is_bool(self):
         return self._np is not None and self._np.kind == "b"
 
     @property
     def is_numeric(self):
-        return self.is_floating or self.is_integer
+        return self.is_floating or self.is_integer or self.is_complex
 
     def __repr__(self):
         return f"tf.{self.name}"
@@ -49,8 +74,16 @@ class DType:
 float16 = DType("float16", np.float16)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
+uint8 = DType("uint8", np.uint8)
+uint16 = DType("uint16", np.uint16)
+uint32 = DType("uint32", np.uint32)
+uint64 = DType("uint64", np.uint64)
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 bool_ = DType("bool", np.bool_)
 string = DType("string", np.object_)
 # Handles: a TensorArray/stack/TensorList travels through the graph as a resource or variant.
@@ -58,7 +91,8 @@ resource = DType("resource", None)
 variant = DType("variant", None)
 half, double = float16, float64
 
-_ALL = [float16, float32, float64, int32, int64, bool_, string, resource, variant]
+_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128,
+        bool_, string, resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype not in (None, np.object_)}
 
@@ -77,6 +111,8 @@ def as_dtype(value):
         return int32
     if value is bool:
         return bool_
+    if value is complex:
+        return complex128
     try:
         npd = np.dtype(value)
     except TypeError:
@@ -84,3 +120,15 @@ def as_dtype(value):
     if npd in _BY_NP:
         return _BY_NP[npd]
     raise TypeError(f"Cannot convert value {value!r} to a cfnb DType.")
+
+
+def as_bytes_value(value):
+    """A string tensor's value as TensorFlow holds it: bytes (str is encoded as UTF-8), nested lists
+    as an object array of bytes."""
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, (list, tuple)):
+        return [as_bytes_value(v) for v in value]
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OU":
+        return np.vectorize(lambda v: v.encode() if isinstance(v, str) else v, otypes=[object])(value)
+    return value

@@ -18,6 +18,7 @@ import numpy as np
 from . import dtype_rules as _rules
 from . import dtypes as _dtypes
 from .dtype_rules import NUMPY_RULES, TENSORFLOW_RULES
+from .feed_fetch import FeedFetchRules
 from .registry import get_op_def
 from .tensor_shape import as_shape
 
@@ -140,6 +141,10 @@ class Operation:
     def _set_attr(self, name, value):
         self._attrs[name] = value
 
+    def colocation_groups(self):
+        """`[b"loc:@name"]`: the op's own group, or the one `colocate_with` gave it."""
+        return list(self._attrs.get("_class", [b"loc:@" + self._name.encode()]))
+
     def _update_input(self, index, tensor):
         """Rewire input `index` (TensorFlow's `_update_input`: how a loop's back edge is closed)."""
         old = self._inputs[index]
@@ -215,7 +220,7 @@ def _device_string(fields):
     return out
 
 
-class Graph:
+class Graph(FeedFetchRules):
     """A dataflow graph: operations, unique names, scopes, and the function library."""
 
     def __init__(self):
@@ -411,7 +416,8 @@ class Graph:
     def colocate_with(self, op, ignore_existing=False):
         """Ops created inside go where `op` goes (TensorFlow's `Graph.colocate_with`): the enclosing
         device scopes are set aside, `op`'s requested device applies, and each new op records the group in
-        its `_class` attr (`loc:@name`), which the placer (runtime/placer.py) keeps together."""
+        its `_class` attr (`b"loc:@name"`, as TensorFlow writes it), which the placer (runtime/placer.py)
+        keeps together."""
         if op is not None and not isinstance(op, Operation):
             op = op.op  # a Tensor or a variable
         old_devices, old_colocation = self._device_stack, self._colocation_stack
@@ -483,7 +489,7 @@ class Graph:
         op = Operation(self, op_type, name, inputs, attrs, self._current_device() if compute_device else "")
         if self._colocation_stack:
             group = self._colocation_stack[-1]
-            op._attrs["_class"] = list(group._attrs.get("_class", [f"loc:@{group.name}"]))
+            op._attrs["_class"] = list(group._attrs.get("_class", [b"loc:@" + group.name.encode()]))
         self._ops.append(op)
         self._ops_by_name[name] = op
         self._version += 1
@@ -566,13 +572,16 @@ def infer_dtype(value, rules=TENSORFLOW_RULES):
         return _dtypes.int32 if -(2 ** 31) <= value < 2 ** 31 else _dtypes.int64
     if isinstance(value, float):
         return _dtypes.float32
+    if isinstance(value, complex):
+        return _dtypes.complex128
     if isinstance(value, str):
         return _dtypes.string
     if isinstance(value, (list, tuple)):
         if any(isinstance(v, Tensor) for v in value):
             raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
         kinds = {infer_dtype(v) for v in value}
-        for candidate in (_dtypes.float64, _dtypes.float32, _dtypes.float16, _dtypes.int64, _dtypes.int32):
+        for candidate in (_dtypes.complex128, _dtypes.complex64, _dtypes.float64, _dtypes.float32, _dtypes.float16,
+                          _dtypes.int64, _dtypes.int32):
             if candidate in kinds:
                 return candidate
         return kinds.pop() if kinds else _dtypes.float32
@@ -623,7 +632,9 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_d
         return value
     for cls, fn in _tensor_conversion_functions:
         if isinstance(value, cls):
-            return fn(value, dtype, name)
+            result = fn(value, dtype, name)
+            if result is not NotImplemented:  # a function may decline (auto-packing a list without Tensors)
+                return result
     if isinstance(value, Operation):
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype="
                         f"{dtype}, name={name!r}, as_ref=False)")

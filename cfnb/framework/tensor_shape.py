@@ -5,6 +5,58 @@ changes), so the compatibility rules matter more than the arithmetic.
 """
 
 
+class Dimension:
+    """One dimension of a TensorShape (`tf.compat.v1.Dimension`): `.value` is an int, or None when
+    unknown. `TensorShape.dims` lists these, as TensorFlow does; indexing a shape gives plain ints."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value):
+        self._value = value._value if isinstance(value, Dimension) else None if value is None else int(value)
+
+    value = property(lambda self: self._value)
+
+    def __int__(self):
+        if self._value is None:
+            raise TypeError("Cannot convert an unknown Dimension to an int")
+        return self._value
+
+    __index__ = __int__
+
+    def __eq__(self, other):
+        other = other.value if isinstance(other, Dimension) else other
+        if self._value is None or other is None:
+            return None
+        return self._value == other
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return None if eq is None else not eq
+
+    def __hash__(self):
+        return hash(self._value)
+
+    def is_compatible_with(self, other):
+        other = dimension_value(other)
+        return self._value is None or other is None or self._value == other
+
+    def __repr__(self):
+        return f"Dimension({self._value})"
+
+    def __str__(self):
+        return "?" if self._value is None else str(self._value)
+
+
+def dimension_value(dimension):
+    """The int (or None) of a Dimension, an int or None (`tf.compat.dimension_value`)."""
+    return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
+def _dim(d):
+    d = dimension_value(d)
+    return None if d is None else int(d)
+
+
 class TensorShape:
     __slots__ = ("_dims",)
 
@@ -15,14 +67,15 @@ class TensorShape:
             self._dims = None
         else:
             try:
-                self._dims = tuple(None if d is None else int(d) for d in dims)
+                self._dims = tuple(_dim(d) for d in dims)
             except TypeError:
-                self._dims = (int(dims),)
+                self._dims = (_dim(dims),)
 
     # --- reading -------------------------------------------------------------------------
     @property
     def dims(self):
-        return None if self._dims is None else list(self._dims)
+        """The dimensions as `Dimension` objects (None for an unknown rank), as in TensorFlow."""
+        return None if self._dims is None else [Dimension(d) for d in self._dims]
 
     @property
     def ndims(self):
@@ -126,7 +179,13 @@ class TensorShape:
 
 
 def as_shape(shape):
-    return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+    """A TensorShape from a shape, a list of dimensions, or a spec with a `shape` (a TensorSpec, as
+    `while_loop` accepts for `shape_invariants`)."""
+    if isinstance(shape, TensorShape):
+        return shape
+    if isinstance(getattr(shape, "shape", None), TensorShape):
+        return shape.shape
+    return TensorShape(shape)
 
 
 def unknown_shape(rank=None):

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
@@ -114,10 +115,12 @@ def _gather_grad(op, grad):
     axis = int(axis) % params.shape.ndims
     n = params.shape[axis]
     if axis == 0:
-        g = apply_op("UnsortedSegmentSum", [("data", grad), ("segment_ids", indices), ("num_segments", n)],
-                     dtypes={"num_segments": dtypes.int32}).outputs[0]
-        g.set_shape(params.shape)
-        return g, None, None
+        # TensorFlow's _GatherV2Grad: the gathered rows as IndexedSlices, one row per index.
+        params_shape = array_ops.shape(params)
+        size = array_ops.expand_dims(array_ops.size(indices), 0)
+        values = array_ops.reshape(grad, array_ops.concat([size, params_shape[1:]], 0))
+        values.set_shape(TensorShape([None]).concatenate(params.shape[1:]))
+        return IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None, None
     rank = params.shape.ndims
     k = indices.shape.ndims
     # Move the gathered axes to the front, segment-sum, move back.

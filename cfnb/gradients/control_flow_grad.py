@@ -8,20 +8,29 @@
     NextIteration -> identity (the gradient's NextIteration is made by the Switch's gradient)
 """
 from ..framework import dtypes
-from ..framework.ops import get_default_graph
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..ops import control_flow_util, data_flow_ops, math_ops
 from ..ops.control_flow_ops import CondContext, WhileContext, _AddNextAndBackEdge, enter, exit, merge, switch
+from . import indexed_slices_util
 
 SECOND_ORDER_WHILE = ("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
                       "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
                       "higher-order gradients from functional While ops.)")
 
 
+def _dense(grads):
+    """Loop gradients are dense: an IndexedSlices stays sparse only through a cond's Switch and Merge."""
+    return [convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in grads]
+
+
 @RegisterGradient("Switch")
 def _switch_grad(op, *grad):
     op_ctxt = op._control_flow_context
     grad_ctxt = get_default_graph()._get_control_flow_context()
+    if not isinstance(op_ctxt, CondContext):
+        grad = _dense(grad)
     if isinstance(op_ctxt, WhileContext):
         merge_grad = grad_ctxt.grad_state.switch_map.get(op)
         if merge_grad is not None:
@@ -41,9 +50,9 @@ def _switch_grad(op, *grad):
             # A variable's handle has no gradient on the other side (its reads are not there): as
             # TensorFlow does, merge the taken side's gradient with itself.
             if op.inputs[0].dtype == dtypes.resource and grad[op_ctxt.branch] is not None:
-                return merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
+                return indexed_slices_util.merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
             return None, None
-        return merge(list(grad), name="cond_grad")[0], None
+        return indexed_slices_util.merge(list(grad), name="cond_grad")[0], None
     false_grad = switch(grad[0], op.inputs[1])[0]
     true_grad = switch(grad[1], op.inputs[1])[1]
     return merge([false_grad, true_grad])[0], None
@@ -53,6 +62,8 @@ def _switch_grad(op, *grad):
 def _merge_grad(op, grad, _):
     op_ctxt = control_flow_util.GetOutputContext(op.inputs[0].op)
     grad_ctxt = get_default_graph()._get_control_flow_context()
+    if not isinstance(op_ctxt, CondContext):
+        (grad,) = _dense([grad])
     if isinstance(op_ctxt, WhileContext):
         return switch(grad, grad_ctxt.pivot)
     if isinstance(op_ctxt, CondContext):
@@ -70,7 +81,7 @@ def _merge_grad(op, grad, _):
                 real_pred = grad_state.AddBackpropAccumulatedValue(history_pred, pred)
                 grad_state.history_map[pred.name] = real_pred
             pred = real_pred
-        return switch(grad, pred, name="cond_grad")
+        return indexed_slices_util.switch(grad, pred, name="cond_grad")
     num_inputs = len(op.inputs)
     conds = [math_ops.equal(op.outputs[1], i) for i in range(num_inputs)]
     return [switch(grad, conds[i])[1] for i in range(num_inputs)]

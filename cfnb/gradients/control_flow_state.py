@@ -260,7 +260,7 @@ class ControlFlowState:
         if outer_grad_state:
             if val_shape.is_fully_defined():
                 outer_grad_state.grad_context.Enter()
-                result = array_ops.zeros(val_shape.dims, val.dtype)
+                result = array_ops.zeros(val_shape.as_list(), val.dtype)
                 outer_grad_state.grad_context.Exit()
             else:
                 forward_ctxt.outer_context.Enter()
@@ -273,7 +273,7 @@ class ControlFlowState:
                 result = array_ops.zeros(real_shape, val.dtype)
                 outer_grad_ctxt.Exit()
         elif val_shape.is_fully_defined():
-            result = array_ops.zeros(val_shape.dims, val.dtype)
+            result = array_ops.zeros(val_shape.as_list(), val.dtype)
         else:
             result = array_ops.zeros_like(val)
         return result
@@ -292,7 +292,7 @@ class ControlFlowState:
         val = op.outputs[index]
         shape = val.shape
         if shape.is_fully_defined():
-            result = array_ops.constant(0, shape=shape.dims, dtype=val.dtype)
+            result = array_ops.constant(0, shape=shape.as_list(), dtype=val.dtype)
             if dead_branch:
                 pred = grad_state.history_map.get(op_ctxt.pred.name)
                 result = control_flow_ops.switch(result, pred)[1 - op_ctxt.branch]
@@ -326,7 +326,7 @@ class ControlFlowState:
                     shape = b_merge.op.inputs[0].shape
                     if shape.is_fully_defined():
                         grad_state.grad_context.Enter()
-                        grad_val = array_ops.constant(0, dtype=dtype, shape=shape.dims)
+                        grad_val = array_ops.constant(0, dtype=dtype, shape=shape.as_list())
                         next_grad_val = control_flow_ops.next_iteration(grad_val)
                         grad_state.grad_context.Exit()
                     else:

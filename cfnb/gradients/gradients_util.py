@@ -17,11 +17,11 @@ import contextlib
 from ..framework import dtypes
 from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
 from ..framework.func_graph import FuncGraph
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
 from ..ops import array_ops, control_flow_util, math_ops, variables
-from . import control_flow_state
-from .control_flow_grad import SECOND_ORDER_WHILE
+from . import control_flow_state, indexed_slices_util
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
 
@@ -142,6 +142,11 @@ def _get_grads(grads, op):
     return grads[op] if op in grads else [[] for _ in op.outputs]
 
 
+# Ops whose gradient passes an IndexedSlices on as one: those that return the incoming gradient, and a
+# cond's Switch and Merge (control_flow_grad densifies at loops, as this version of cfnb does).
+_PASSES_INDEXED_SLICES = ("Identity", "ReadVariableOp", "PlaceholderWithDefault", "Switch", "Merge")
+
+
 def _has_any_not_none_grads(grads, op):
     out_grads = _get_grads(grads, op)
     for g in out_grads:
@@ -155,7 +160,7 @@ def _has_any_not_none_grads(grads, op):
 def _aggregated_grads(grads, op, loop_state):
     out_grads = _get_grads(grads, op)
     for i, out_grad in enumerate(out_grads):
-        if loop_state and isinstance(out_grad, Tensor):
+        if loop_state and isinstance(out_grad, (Tensor, IndexedSlices)):
             assert control_flow_util.IsLoopSwitch(op)
             continue
         if out_grad:
@@ -164,8 +169,10 @@ def _aggregated_grads(grads, op, loop_state):
                 out_grads[i] = None
             elif len(real) == 1:
                 out_grads[i] = real[0]
-            else:
+            elif all(isinstance(g, Tensor) for g in real):
                 out_grads[i] = math_ops.add_n(real)
+            else:
+                out_grads[i] = indexed_slices_util.aggregate(real)
         else:
             out_grads[i] = None
     return out_grads
@@ -258,6 +265,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
     if len(grad_ys) != len(ys):
         raise ValueError(f"Passed {len(grad_ys)} grad_ys for {len(ys)} ys")
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
+    if src_graph is None:
+        _check_same_graph(ys + xs_list + stop_gradients + [t for t in grad_ys if t is not None])
     g = get_default_graph() if src_graph is not None else ys[0].graph
     # Gradient functions are written for TensorFlow's dtype rules; a numpy-rules graph already holds
     # explicit Casts, whose gradients cast back (see Graph.dtype_rules).
@@ -291,7 +300,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             out_grads = _aggregated_grads(grads, op, loop_state)
             if loop_state:
                 loop_state.exit_grad_while_context(op, before=True)
-            has_out_grads = any(isinstance(x, Tensor) for x in out_grads)
+            has_out_grads = any(isinstance(x, (Tensor, IndexedSlices)) for x in out_grads)
             grad_fn = None
             if has_out_grads and op not in stop_ops:
                 grad_fn = get_gradient_function(op)
@@ -308,7 +317,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
                 for i, out_grad in enumerate(out_grads):
                     # A resource gets zeros only when it is a variable's handle outside loops
                     # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
-                    if not isinstance(out_grad, Tensor) and is_trainable(op.outputs[i]) \
+                    if isinstance(out_grad, IndexedSlices) and op.type not in _PASSES_INDEXED_SLICES:
+                        # Only gradients that pass a gradient through unchanged keep it sparse.
+                        out_grads[i] = out_grad = convert_to_tensor(out_grad)
+                    if not isinstance(out_grad, (Tensor, IndexedSlices)) and is_trainable(op.outputs[i]) \
                             and (op.outputs[i].dtype != dtypes.resource
                                  or not loop_state and variables.variable_spec(op.outputs[i])):
                         out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
@@ -337,35 +349,31 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set)
         if loop_state:
             loop_state.post_processing()
+        # As in TensorFlow 1, a second-order gradient through a v1 loop is None when no path from x reaches
+        # the gradient loop (its history stacks cut it), and a TypeError (the Exit gradient) when one does.
         result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
-        for x, r in zip(xs_list, result):
-            if r is None:
-                _refuse_second_order_through_loops(ys, x)
+        if src_graph is not None:  # a functional op's gradient function returns dense tensors
+            result = [convert_to_tensor(r) if isinstance(r, IndexedSlices) else r for r in result]
         return result
 
 
-def _refuse_second_order_through_loops(ys, x):
-    """TensorFlow 1 silently answers None when differentiating a gradient loop with respect to a
-    value that fed its forward loop (the history stacks cut the path); cfnb says why instead."""
-    forward_contexts = set()
-    seen, stack = set(), [y.op for y in ys]
-    while stack:
-        op = stack.pop()
-        if op in seen:
+def _check_same_graph(tensors):
+    """ys, xs, grad_ys and stop_gradients must share one graph (ops._get_graph_from_inputs); inside a
+    function, tensors of the graphs around it count as its own (they are captured)."""
+    def enclosing(g):
+        while g is not None:
+            yield g
+            g = getattr(g, "outer_graph", None)
+
+    first = None
+    for t in tensors:
+        if not hasattr(t, "graph"):
             continue
-        seen.add(op)
-        ctxt = op._control_flow_context
-        while ctxt is not None:
-            if ctxt.IsWhileContext() and ctxt.grad_state is not None:
-                forward_contexts.add(ctxt.grad_state.forward_context)
-            ctxt = ctxt.outer_context
-        stack.extend(t.op for t in op.inputs)
-        stack.extend(op.control_inputs)
-    if not forward_contexts:
-        return
-    for op in _mark_reached_ops([x.op]):
-        if control_flow_util.GetWhileContext(op) in forward_contexts:
-            raise TypeError(SECOND_ORDER_WHILE)
+        if first is None:
+            first = t
+        elif t.graph not in enclosing(first.graph) and first.graph not in enclosing(t.graph):
+            raise ValueError(f"{t} must be from the same graph as {first} (graphs are {t.graph!r} and "
+                             f"{first.graph!r}).")
 
 
 class _pushed:

@@ -360,5 +360,5 @@ for _type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual
               "LogicalNot", "FloorDiv", "Sign", "Floor", "BroadcastGradientArgs", "Range", "Shape", "Size",
               "Rank", "ZerosLike", "OnesLike", "Const", "Placeholder", "StopGradient", "All", "Any", "Where",
               "VarIsInitializedOp", "Assert", "NoOp", "AssignVariableOp", "VarHandleOp", "TanhGrad", "SigmoidGrad",
-              "SqrtGrad", "ReluGrad", "ReducedShape", "ArgMax", "ArgMin"):
+              "SqrtGrad", "ReluGrad", "ReducedShape"):
     NotDifferentiable(_type)

@@ -6,7 +6,6 @@ iteration of a gradient loop write into one array. A read's gradient writes into
 gradient reads from it; several gradient writes to one index add up.
 """
 from ..framework import dtypes
-from ..framework.op_def_library import apply_op
 from ..framework.ops import get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
@@ -47,16 +46,10 @@ def _grad_source(t):
 
 
 def _grad_ta(op, flow, source):
-    """TensorArray.grad(source, flow): the gradient TensorArray, and a flow that follows its creation."""
-    g = get_default_graph()
-    with g.name_scope("TensorArrayGrad"):
-        grad_handle, _ = apply_op("TensorArrayGradV3", [("handle", op.inputs[0]), ("flow_in", flow)],
-                                  {"source": source, "element_shape": op.get_attr("element_shape_holder")[0]}).outputs
-        with g.control_dependencies([grad_handle]):
-            flow = array_ops.identity(flow, name="gradient_flow")
-    ta = TensorArray(op.get_attr("dtype"), handle=grad_handle, flow=flow)
+    """TensorArray.grad(source, flow) of the array `op` works on."""
+    ta = TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=flow)
     ta._element_shape = op.get_attr("element_shape_holder")
-    return ta
+    return ta.grad(source, flow)
 
 
 @RegisterGradient("TensorArrayReadV3")

@@ -60,6 +60,8 @@ def constant(value, dtype=None, shape=None, name="Const"):
         raise ValueError("None values not supported.")
     g = get_default_graph()
     dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value, g.dtype_rules)
+    if dtype == dtypes.string:
+        value = dtypes.as_bytes_value(value)  # TensorFlow's strings are bytes
     if isinstance(value, np.ndarray | np.generic):
         arr = value.astype(dtype.as_numpy_dtype)  # TensorFlow casts numpy values: 1.5 -> int32 1
     else:

@@ -11,7 +11,7 @@ lowering pass (`passes/lowering.py`) has rewritten it into Switch/Merge.
 """
 from ..framework import nest
 from ..framework.func_graph import FuncGraph, unique_function_name
-from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from . import array_ops
 
@@ -29,13 +29,23 @@ register_op("StatelessIf", _if_infer, lambda op, state: state.functions.if_kerne
             needs_state=True)
 
 
-def build_branch(name, fn, outer_graph):
-    """Trace `fn()` into a FuncGraph; returns (graph, structured result)."""
+def build_branch(name, fn, outer_graph, op_return_value=None):
+    """Trace `fn()` into a FuncGraph; returns (graph, structured result). An Operation the branch
+    returns (a `no_op`, a `group`) becomes `op_return_value` (the predicate or branch index) run after
+    it, as func_graph_from_py_func's `op_return_value` does in TensorFlow."""
     graph = FuncGraph(name, outer_graph)
     with graph.as_default():
         result = fn()
         if result is None:
             return graph, None
+
+        def op_result(v):
+            if not isinstance(v, Operation):
+                return v
+            value = graph.capture(op_return_value)  # a fed placeholder: the dependency goes on the Identity
+            with graph.control_dependencies([v]):
+                return array_ops.identity(value)
+        result = nest.map_structure(op_result, result) if op_return_value is not None else result
         flat = [_flow_of(v) for v in nest.flatten(result)]
         # A branch may return an outer tensor as is (`lambda: x`): capture it like any other use.
         graph.outputs = [graph.capture(t) for t in (convert_to_tensor(v) for v in flat)]
@@ -71,10 +81,14 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
     with g.name_scope(name or "cond") as scope:
         label = scope[:-1]
         pred = convert_to_tensor(pred, name="pred")
+        if pred.shape.ndims != 0:
+            # cond_v2.cond_v2 squeezes a predicate that is not known to be a scalar, so [[True]] is
+            # accepted; a predicate with more than one element still fails at run time.
+            pred = array_ops.squeeze(pred)
         from .control_flow_ops import _check_cond_pred, _unpack_if_singleton
         _check_cond_pred(pred, label)
-        true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g)
-        false_graph, false_result = build_branch(unique_function_name(g, scope, "false"), false_fn, g)
+        true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g, pred)
+        false_graph, false_result = build_branch(unique_function_name(g, scope, "false"), false_fn, g, pred)
         for which, result in (("true_fn", true_result), ("false_fn", false_result)):
             if result is None:
                 raise ValueError(f"cond '{label}': '{which}' must have a return value.")
@@ -82,8 +96,11 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
             true_result, false_result = _unpack_if_singleton(true_result), _unpack_if_singleton(false_result)
         try:
             nest.assert_same_structure(true_result, false_result)
-        except ValueError as e:
-            raise ValueError(f"cond '{label}': true_fn and false_fn must return the same structure.\n{e}") from None
+        except (ValueError, TypeError) as e:
+            # cond_v2._make_output_composite_tensors_match / _check_same_outputs: a TypeError.
+            raise TypeError(f"cond '{label}': true_fn and false_fn arguments to tf.cond must have the same number, "
+                            f"type, and overall structure of return values.\n\ntrue_fn output: {true_result}\n"
+                            f"false_fn output: {false_result}\n\nError details:\n{e}") from None
         for i, (t, e) in enumerate(zip(true_graph.outputs, false_graph.outputs)):
             if t.dtype != e.dtype:
                 raise ValueError(f"cond '{label}': Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
@@ -99,6 +116,7 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
                              {"then_branch": true_graph, "else_branch": false_graph,
                               "Tout": [t.dtype for t in true_graph.outputs],
                               "_lower_using_switch_merge": True}, name=scope)
+        g.prevent_fetching(op)  # as cond_v2 does: its outputs are fetched through the Identities below
         # In a v1 graph every output goes through an Identity (as cond_v2 does), so fetching one
         # output prunes the others once the If is lowered.
         outs = [array_ops.identity(t) for t in op.outputs]
@@ -156,6 +174,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if keys != list(range(len(keys))):
             raise ValueError(f"switch_case '{name}': branch keys must be 0, 1, ..., N-1; got {keys}")
         branch_fns = [f for _, f in branch_fns]
+    if not isinstance(branch_index, Tensor):  # control_flow_switch_case.switch_case refuses Python ints
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
     fns = list(branch_fns) + ([default] if default is not None else [])
     if not fns or not all(callable(f) for f in fns):
         raise TypeError(f"switch_case '{name}': branch_fns must be a non-empty list of callables")
@@ -166,7 +186,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         if not index.dtype.is_integer or index.shape.ndims not in (None, 0):
             raise TypeError(f"switch_case '{label}': 'branch_index' must be a scalar integer Tensor, got "
                             f"{index.dtype.name} of shape {index.shape}")
-        built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g) for k, fn in enumerate(fns)]
+        built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g, index) for k, fn in enumerate(fns)]
         results = [r for _, r in built]
         graphs = [fg for fg, _ in built]
         for k, r in enumerate(results):
@@ -189,6 +209,7 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             op = g.create_op("Case" if stateful else "StatelessCase", [index] + inputs,
                              {"branches": graphs, "Tout": [t.dtype for t in graphs[0].outputs],
                               "_lower_using_switch_merge": True}, name=scope)
+        g.prevent_fetching(op)
         outs = [array_ops.identity(t) for t in op.outputs]
         outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0]), outs)]
         return nest.pack_sequence_as(results[0], outs)

@@ -309,6 +309,10 @@ class CondContext(ControlFlowContext):
         original_result = fn()
         if original_result is None:
             return None, None
+        # An Operation result (a no_op, a group) stands for the branch's pivot, run after it, as
+        # TensorFlow's _BuildCondTensor arranges: the cond then yields the predicate's value.
+        original_result = nest.map_structure(
+            lambda v: with_dependencies([v], self._pivot) if isinstance(v, Operation) else v, original_result)
         flat = [_to_flow_tensor(v) for v in nest.flatten(original_result)]
         result = [self._ProcessOutputTensor(v) for v in flat]
         return original_result, result
@@ -342,10 +346,19 @@ def _unpack_if_singleton(res):
 
 
 
-def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
     """`true_fn()` if `pred` else `false_fn()`, built with Switch/Merge (control flow v1) or as one
-    `If` op (control flow v2). The predicate must be a scalar boolean tensor."""
+    `If` op (control flow v2). The predicate must be a scalar boolean tensor. `fn1`/`fn2` are the
+    deprecated names of `true_fn`/`false_fn`, accepted as tf.compat.v1.cond accepts them."""
     from . import cond_v2, control_flow_v2_toggles
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
     if true_fn is None or not callable(true_fn):
         raise TypeError("'true_fn' must be callable.")
     if false_fn is None or not callable(false_fn):
@@ -364,6 +377,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None):
         pivot_1 = identity(p_1, name="switch_t")
         pivot_2 = identity(p_2, name="switch_f")
         pred = identity(pred, name="pred_id")
+        for t in (p_1, pivot_1, pivot_2, pred):  # inside the cond, as TensorFlow marks them
+            g.prevent_fetching(t.op)
 
         context_t = CondContext(pred, pivot_1, branch=1)
         try:
@@ -411,7 +426,8 @@ def _check_cond_pred(pred, label):
                         f"{pred.dtype.name} (TensorFlow: Input 'pred' of 'Switch' Op has type {pred.dtype.name} "
                         f"that does not match expected type of bool).")
     if pred.shape.ndims not in (None, 0):
-        raise ValueError(f"cond '{label}': the predicate {pred.name} must be a scalar, but has shape {pred.shape}. "
+        raise ValueError(f"cond '{label}': the predicate {pred.name} must be a scalar, but has shape {pred.shape} "
+                         f"(TensorFlow: Shape must be rank 0 but is rank {pred.shape.ndims} for '{label}/Switch'). "
                          f"Reduce it first, e.g. with cfnb.reduce_all or cfnb.reduce_any.")
 
 
@@ -630,7 +646,7 @@ class WhileContext(ControlFlowContext):
         if grad_shape.is_fully_defined():
             if self.outer_context:
                 self.outer_context.Enter()
-            acc = constant(0, grad.dtype, shape=grad_shape.dims, name="b_acc")
+            acc = constant(0, grad.dtype, shape=grad_shape.as_list(), name="b_acc")
             if self.outer_context:
                 self.outer_context.Exit()
         else:
@@ -806,11 +822,11 @@ def _is_arg_list(loop_vars):
 
 
 def _shape_less_than_or_equal(shape1, shape2):
-    if shape2.dims is None:
+    if shape2.ndims is None:
         return True
     if shape1.ndims != shape2.ndims:
         return False
-    return all(d2 is None or d1 == d2 for d1, d2 in zip(shape1.dims, shape2.dims))
+    return all(d2 is None or d1 == d2 for d1, d2 in zip(shape1.as_list(), shape2.as_list()))
 
 
 def _AddNextAndBackEdge(m, v):  # noqa: N802

@@ -9,25 +9,32 @@ from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 
 
-def _summarize(value, summarize):
-    """A tensor as TensorFlow's Assert prints it: `[1 2 3...]` (the first `summarize` elements), booleans as 0/1."""
-    value = np.asarray(value)
-    if value.dtype == np.bool_:
-        value = value.astype(np.int8)
-    if value.ndim > 1:
-        return np.array2string(value, threshold=summarize)
-    flat = [str(v) for v in value.reshape(-1)]
-    return "[" + " ".join(flat[:summarize]) + ("..." if len(flat) > summarize else "") + "]"
-
-
 def _assert_kernel(op, state):
     summarize = op.get_attr("summarize")
 
     def assert_(condition, *data):
         if not bool(condition):
-            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(
-                f"[{d}]" if isinstance(d, str) else _summarize(d, summarize) for d in data))
+            raise errors.InvalidArgumentError(op, op, "assertion failed: " + " ".join(_summarize(d, summarize)
+                                                                                    for d in data))
     return assert_
+
+
+def _summarize(value, summarize):
+    """TensorFlow's `Tensor::SummarizeValue` (v1 form): the first `summarize` elements, flattened, in one
+    pair of brackets, `...` when some are left out: `[2 1]`, `[1 2 3...]`."""
+    flat = np.asarray(value).reshape(-1)
+    shown = [_element_text(v) for v in flat[:summarize]]
+    return "[" + " ".join(shown) + ("..." if flat.size > summarize else "") + "]"
+
+
+def _element_text(v):
+    if isinstance(v, bytes):
+        return v.decode(errors="replace")
+    if isinstance(v, np.floating):
+        return np.format_float_positional(v, trim="-")
+    if isinstance(v, np.bool_):
+        return "1" if v else "0"
+    return str(v)
 
 
 register_op("Assert", lambda op: [], _assert_kernel, stateful=True)

@@ -43,7 +43,10 @@ def broadcast_shapes(a, b, op=None):
 # The types TensorFlow allows for float-only ops (Exp, Softmax, ...) and for numeric ones (Sum, Mean, ...):
 # numpy would compute them on other types too, with another result dtype than the one inferred.
 FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
-NUMBERS = FLOATS + (dtypes.int32, dtypes.int64)
+INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
+            dtypes.uint64)
+NUMBERS = FLOATS + INTEGERS
+WITH_COMPLEX = NUMBERS + (dtypes.complex64, dtypes.complex128)  # TensorFlow's arithmetic type lists
 
 
 def _binary_infer(op):
@@ -162,10 +165,10 @@ def _unary(op_type, allowed=None):
 
 # TensorFlow's type lists, restricted to cfnb's dtypes: arithmetic and ordering refuse bool (and
 # string), as TensorFlow does at graph-build time; Equal/NotEqual take any dtype.
-_add_v2 = _binary("AddV2", "Add", allowed=NUMBERS)
+_add_v2 = _binary("AddV2", "Add", allowed=WITH_COMPLEX)
 _add_strings = _binary("Add", "Add", allowed=(dtypes.string,))
-subtract = _binary("Sub", "Sub", allowed=NUMBERS)
-multiply = _binary("Mul", "Mul", allowed=NUMBERS)
+subtract = _binary("Sub", "Sub", allowed=WITH_COMPLEX)
+multiply = _binary("Mul", "Mul", allowed=WITH_COMPLEX)
 maximum = _binary("Maximum", "Maximum", allowed=NUMBERS)
 minimum = _binary("Minimum", "Minimum", allowed=NUMBERS)
 floordiv = _binary("FloorDiv", "floordiv", allowed=NUMBERS)
@@ -189,9 +192,9 @@ def add(x, y, name=None):
     return _add_v2(x, y, name=name)
 
 
-negative = _unary("Neg", NUMBERS)
+negative = _unary("Neg", WITH_COMPLEX)
 abs = _unary("Abs", NUMBERS)  # noqa: A001 - TensorFlow's name
-square = _unary("Square", NUMBERS)
+square = _unary("Square", WITH_COMPLEX)
 sqrt = _unary("Sqrt", FLOATS)
 rsqrt = _unary("Rsqrt", FLOATS)
 exp = _unary("Exp", FLOATS)
@@ -394,40 +397,6 @@ reduce_all = _reduction("All")
 reduce_any = _reduction("Any")
 
 
-def _arg_infer(op):
-    x, axis = op._inputs
-    a = _const_value(axis)
-    if x.shape.ndims is None or a is None:
-        return [(op.get_attr("output_type"), TensorShape(None))]
-    dims = x.shape.as_list()
-    del dims[int(a) % len(dims)]
-    return [(op.get_attr("output_type"), TensorShape(dims))]
-
-
-def _arg_kernel(np_fn):
-    def make(op):
-        out = op.get_attr("output_type").as_numpy_dtype
-        return lambda x, axis: _as_value(np.asarray(np_fn(x, axis=int(axis))).astype(out))
-    return make
-
-
-register_op("ArgMax", _arg_infer, _arg_kernel(np.argmax))
-register_op("ArgMin", _arg_infer, _arg_kernel(np.argmin))
-
-
-def _arg_reduction(op_type):
-    def arg(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):
-        axis = dimension if axis is None else axis
-        return apply_op(op_type, [("input", input), ("dimension", 0 if axis is None else axis)],
-                        {"output_type": dtypes.as_dtype(output_type)}, name=name, default_name=op_type,
-                        allowed=NUMBERS, dtypes={"dimension": dtypes.int32}).outputs[0]
-    arg.__name__ = op_type.lower()
-    arg.__doc__ = f"The index of the {op_type[3:].lower()} along `axis` (TensorFlow's `{op_type}`, int64)."
-    return arg
-
-
-argmax = _arg_reduction("ArgMax")
-argmin = _arg_reduction("ArgMin")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import UnsupportedNumpyError
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
-from . import array_ops, math_ops, numpy_rules
+from . import arg_reductions, array_ops, math_ops, numpy_rules
 
 
 def as_tensor(value):
@@ -94,8 +94,8 @@ def _arg(name, tf_fn):
     return arg
 
 
-argmax = _arg("argmax", math_ops.argmax)
-argmin = _arg("argmin", math_ops.argmin)
+argmax = _arg("argmax", arg_reductions.argmax)
+argmin = _arg("argmin", arg_reductions.argmin)
 
 
 # --- products --------------------------------------------------------------------------------

@@ -187,6 +187,15 @@ register_op("TensorArraySizeV3", lambda op: [(dtypes.int32, TensorShape([]))],
 register_op("TensorArrayCloseV3", lambda op: [], lambda op, state: lambda handle: None, stateful=True)
 
 
+def _check_element_shape(ta, shape):
+    """A value must fit the element shape, inferred or given (TensorFlow's `_check_element_shape`);
+    with `infer_shape` the first write fixes the shape for later ones."""
+    if not shape.is_compatible_with(ta._element_shape[0]):
+        raise ValueError(f"Inconsistent shapes: saw {shape} but expected {ta._element_shape[0]} ")
+    if ta._infer_shape:
+        ta._element_shape[0] = ta._element_shape[0].merge_with(shape)
+
+
 class TensorArray:
     """`tf.TensorArray`: `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`.
 
@@ -246,8 +255,7 @@ class TensorArray:
         return ta
 
     def _merge_element_shape(self, shape):
-        if self._infer_shape:
-            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+        _check_element_shape(self, shape)
 
     def _attrs(self):
         return {"dtype": self._dtype, "element_shape_holder": self._element_shape}
@@ -335,6 +343,26 @@ class TensorArray:
         return apply_op("TensorArrayCloseV3", [("handle", self._handle)], name=name,
                         default_name="TensorArrayCloseV3")
 
+    def identity(self):
+        """The same array with its flow through an Identity (a fresh ordering point, TensorArray.identity)."""
+        from .array_ops import identity
+        return self._with_new_flow(identity(self._flow))
+
+    def grad(self, source, flow=None, name=None):
+        """The gradient TensorArray for `source` (TensorArrayGradV3): same size, one per source per run,
+        so every call with the same source reaches the same array; it learns the element shape."""
+        from .array_ops import identity
+        flow = self._flow if flow is None else flow
+        g = get_default_graph()
+        with g.name_scope(name or "TensorArrayGrad"):
+            grad_handle, _ = apply_op("TensorArrayGradV3", [("handle", self._handle), ("flow_in", flow)],
+                                      {"source": source, "element_shape": self._element_shape[0]}).outputs
+            with g.control_dependencies([grad_handle]):
+                flow = identity(flow, name="gradient_flow")
+        ta = TensorArray(self._dtype, handle=grad_handle, flow=flow, infer_shape=self._infer_shape)
+        ta._element_shape = self._element_shape
+        return ta
+
     def __repr__(self):
         return f"<cfnb.TensorArray dtype={self._dtype.name} flow={self._flow.name}>"
 
@@ -375,8 +403,7 @@ class TensorArrayV2:
         return ta
 
     def _merge_element_shape(self, shape):
-        if self._infer_shape:
-            self._element_shape[0] = self._element_shape[0].merge_with(shape)
+        _check_element_shape(self, shape)
 
     def write(self, index, value, name=None):
         from . import list_ops
@@ -429,6 +456,14 @@ class TensorArrayV2:
         with get_default_graph().name_scope(name or "TensorArraySplit"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
+
+    def identity(self):
+        from .array_ops import identity
+        return self._with_new_flow(identity(self._flow))
+
+    def grad(self, source, flow=None, name=None):
+        """Not available for a TensorList-backed array, as in TensorFlow (_GraphTensorArrayV2.grad)."""
+        raise NotImplementedError()
 
     def size(self, name=None):
         from . import list_ops

@@ -262,8 +262,8 @@ def variable_spec(handle):
 
 
 def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, trainable=True):
-    """A new variable named `name` (no variable scopes or reuse yet: a second call with the same
-    name raises, as TensorFlow does without `reuse=True`)."""
+    """A new variable named `name` under the current name scope; a second one of that name raises.
+    `cfnb.get_variable` is variable_scope.get_variable, which adds variable scopes and reuse."""
     g = get_default_graph()
     full = (g.get_name_scope() + "/" + name) if g.get_name_scope() else name
     for v in g.get_collection(GLOBAL_VARIABLES):

@@ -50,6 +50,11 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if shape_invariants is not None:
             if as_args and len(flat_orig) == 1 and not nest.is_nested(shape_invariants):
                 shape_invariants = [shape_invariants]
+            try:  # while_v2.while_loop: nest.assert_same_structure(loop_vars, shape_invariants)
+                nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+            except (ValueError, TypeError) as e:
+                raise type(e)(f"while_loop '{label}': `shape_invariants` must have the structure of "
+                              f"`loop_vars`.\n{e}") from None
             invariants = [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
         else:
             invariants = [None] * len(flat)
@@ -150,6 +155,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                              {"cond": cond_graph, "body": body_graph, "T": [t.dtype for t in inputs],
                               "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
                               "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
+        g.prevent_fetching(op)  # as while_v2 does: its outputs are fetched through the Identities below
         n = len(flat)
         # In a v1 graph every output goes through an Identity (as while_v2 does), so fetching one
         # output prunes the others once the While is lowered.

@@ -106,8 +106,8 @@ class Executor:
                 kind = item.kind
                 steps += 1
                 if deadline is not None and not steps & 1023 and time.monotonic() > deadline:
-                    raise errors.DeadlineExceededError(None, item.op, f"Timed out after {steps} node firings "
-                                                                      f"(RunOptions.timeout_in_ms).")
+                    raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
+                                                                      f"(after {steps} node firings)")
                 # --- compute -------------------------------------------------------------------
                 if kind >= SEND:  # a transfer node runs even when dead
                     done = self.transfers.transfer(item, frame, it, dead)
@@ -134,6 +134,10 @@ class Executor:
                         elif kind == FEED:
                             outputs = (feed_values[item.feed_index],)
                         elif kind == RETVAL:
+                            if results[item.retval_index] is not _MISSING:
+                                # A fetch computed twice: a NextIteration cycle in the root frame.
+                                raise errors.InternalError(None, None, f"Retval[{item.retval_index}] has already "
+                                                                       f"been set.")
                             results[item.retval_index] = it.inputs[start]
                             outputs = ()
                         elif kind == TRIGGER:

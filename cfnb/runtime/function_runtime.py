@@ -4,10 +4,18 @@ This is how TensorFlow runs them when they are not lowered (XLA, the single-thre
 an If evaluates its predicate, then calls one branch with all its inputs; a While calls cond,
 then body, until cond is false. Each FuncGraph is compiled once (like any graph: pruned, frames,
 static schedule when possible) and cached for the session.
+
+A run's deadline (`RunOptions.timeout_in_ms`, `ConfigProto.operation_timeout_in_ms`) reaches the
+calls through `deadline`: a While checks it before every iteration and function bodies run on the
+executor, which checks it between node firings, so an endless strict loop stops with TensorFlow's
+DeadlineExceededError as the lowered one does.
 """
+import time
+
 import numpy as np
 
 from ..framework import errors
+from ..passes.output_liveness import needed_loop_vars
 from .executor import Executor
 from .graph_compiler import compile_graph
 from .static_schedule import compile_static
@@ -17,16 +25,28 @@ class FunctionRuntime:
     def __init__(self, make_kernel):
         self._make_kernel = make_kernel
         self._compiled = {}
+        self.deadline = None  # time.monotonic() value after which a run stops; set by Session.run
 
-    def runner(self, func_graph):
-        """A callable running `func_graph` on a list of argument values (compiled once)."""
-        entry = self._compiled.get(func_graph)
+    def runner(self, func_graph, outputs=None):
+        """A callable running `func_graph` on a list of argument values (compiled once). `outputs`
+        (indices) restricts it to those outputs, pruning what only the others need."""
+        key = (func_graph, outputs)
+        entry = self._compiled.get(key)
         if entry is None or entry[0] != func_graph.version:
-            exe = compile_graph(func_graph, func_graph.outputs, [], func_graph.inputs, self._make_kernel)
+            fetches = func_graph.outputs if outputs is None else [func_graph.outputs[k] for k in outputs]
+            exe = compile_graph(func_graph, fetches, [], func_graph.inputs, self._make_kernel)
             static = compile_static(exe)
-            entry = (func_graph.version, static.call if static is not None else Executor(exe).run)
-            self._compiled[func_graph] = entry
-        return entry[1]
+            entry = (func_graph.version, static.call if static is not None else None, Executor(exe))
+            self._compiled[key] = entry
+        _, static_call, executor = entry
+        if self.deadline is None and static_call is not None:
+            return static_call
+        return lambda args: executor.run(args, deadline=self.deadline)
+
+    def check_deadline(self, op):
+        """Raise TensorFlow's DeadlineExceededError once the run's deadline has passed."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise timeout_error(op)
 
     def call(self, func_graph, args):
         return self.runner(func_graph)(list(args))
@@ -50,12 +70,46 @@ class FunctionRuntime:
         return case
 
     def while_kernel(self, op):
-        cond_graph, body_graph = op.get_attr("cond"), op.get_attr("body")
+        return _WhileKernel(self, op, range(len(op.outputs)))
 
-        def while_(*args):
-            cond, body = self.runner(cond_graph), self.runner(body_graph)
-            args = list(args)
-            while cond(args)[0]:
+
+class _WhileKernel:
+    """A strict While: call cond, then body, until cond is false. A compiled graph specialises it
+    (`for_outputs`) to the loop variables its fetches need: the others keep their input values and
+    the body never computes them (output_liveness.py), so unfetched gradient accumulators stay empty."""
+
+    def __init__(self, runtime, op, loop_vars):
+        self.runtime, self.op = runtime, op
+        self.loop_vars = tuple(sorted(loop_vars))
+
+    def for_outputs(self, ports):
+        return _WhileKernel(self.runtime, self.op, needed_loop_vars(self.op, sorted(ports)))
+
+    def __call__(self, *args):
+        runtime, op = self.runtime, self.op
+        cond = runtime.runner(op.get_attr("cond"))
+        n = len(op.outputs)
+        subset = None if len(self.loop_vars) == n else self.loop_vars
+        body = runtime.runner(op.get_attr("body"), subset)
+        args = list(args)
+        while _loop_pred(op, cond(args)[0]):
+            runtime.check_deadline(op)
+            if subset is None:
                 args = body(args)
-            return tuple(args)
-        return while_
+            else:
+                for k, value in zip(subset, body(args)):
+                    args[k] = value
+        return tuple(args)
+
+
+def timeout_error(op):
+    """What TensorFlow's DirectSession says when a run outlives its timeout."""
+    return errors.DeadlineExceededError(None, op, "Timed out waiting for notification")
+
+
+def _loop_pred(op, pred):
+    """The While's cond result as a Python bool; like the lowered loop's Switch, refuse a non-scalar."""
+    if np.ndim(pred) != 0:
+        raise errors.InvalidArgumentError(None, op, f"The second input must be a scalar, but it has shape "
+                                                    f"{list(np.shape(pred))} (the cond function of While)")
+    return bool(pred)

@@ -11,6 +11,7 @@ from collections import deque
 
 from ..framework import errors
 from ..framework.registry import get_op_def
+from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
@@ -93,6 +94,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
+    _check_no_cycle(ops, feed_set)
 
     items = []
     item_of_op = {}
@@ -179,11 +181,49 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
         item.out_edges = [(port, dst, items[dst].input_start + slot, items[dst].pending_id, is_merge)
                           for port, dst, slot, is_merge in item.out_edges]
         item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
+    live = None
+    for item in items:
         if item.op is not None:
             item.kernel = make_kernel(item.op)
+            if hasattr(item.kernel, "for_outputs"):
+                # A strict While computes only the loop variables the run needs (output_liveness.py).
+                if live is None:
+                    live = live_outputs(ops, fetch_tensors, target_ops, feed_set)
+                item.kernel = item.kernel.for_outputs(live[item.op])
 
     roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
     return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
+
+
+def _check_no_cycle(ops, feed_set):
+    """Refuse a cycle that is not a loop's back edge (TensorFlow's `ValidateGraphHasNoCycle`): a
+    topological walk where a Merge does not wait for its NextIteration inputs must reach every node."""
+    op_set = set(ops)
+    pending = {}
+    consumers = {op: [] for op in ops}
+    ready = []
+    for op in ops:
+        srcs = [t.op for t in op._inputs if t not in feed_set and t.op in op_set]
+        if op.type in ("Merge", "RefMerge"):
+            srcs = [s for s in srcs if s.type not in ("NextIteration", "RefNextIteration")]
+        srcs += [c for c in op._control_inputs if c in op_set]
+        pending[op] = len(srcs)
+        for src in srcs:
+            consumers[src].append(op)
+        if not srcs:
+            ready.append(op)
+    processed = 0
+    while ready:
+        op = ready.pop()
+        processed += 1
+        for dst in consumers[op]:
+            pending[dst] -= 1
+            if pending[dst] == 0:
+                ready.append(dst)
+    if processed < len(ops):
+        in_cycle = [op.name for op in ops if pending[op] != 0][:3]
+        raise errors.InvalidArgumentError(None, None, f"Graph is invalid, contains a cycle with {len(ops) - processed} "
+                                                      f"nodes, including: {', '.join(in_cycle)}")
 
 
 def _build_control_flow_info(items, in_edges, control_in):

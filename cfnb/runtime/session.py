@@ -21,6 +21,7 @@ from ..framework import dtypes, errors, nest
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from .config_options import GraphOptions
 from .devices import DeviceSet
 from .executor import Executor
 from .function_runtime import FunctionRuntime
@@ -69,11 +70,15 @@ class ConfigProto:
     ({"CPU": 2} for two CPU devices), `allow_soft_placement`, `log_device_placement`."""
 
     def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, device_count=None,
-                 allow_soft_placement=False, log_device_placement=False, **unused):
+                 allow_soft_placement=False, log_device_placement=False, graph_options=None, **unused):
         self.device_count = dict(device_count or {})
         self.allow_soft_placement = allow_soft_placement
         self.log_device_placement = log_device_placement
         self.operation_timeout_in_ms = operation_timeout_in_ms
+        # Kept and readable, with no effect here: GraphOptions (config_options.py), allow_soft_placement, ...
+        self.graph_options = graph_options if graph_options is not None else GraphOptions()
+        for key, value in unused.items():
+            setattr(self, key, value)
         self.lower_functional_ops = lower_functional_ops
         # cfnb's own switch: run well-formed loops through the precompiled schedule when no
         # trace or timeout is asked for (see runtime/static_schedule.py); False always interprets.
@@ -153,6 +158,7 @@ class Session:
         static = executor.static if trace is None and deadline is None else None
         self._state.memory = MemoryLog() if trace is not None else None
         self._running = static
+        self._state.functions.deadline = deadline
         try:
             if static is not None:
                 values = static.run(feed_values)
@@ -166,6 +172,7 @@ class Session:
         finally:
             self._running = None
             memory, self._state.memory = self._state.memory, None
+            self._state.functions.deadline = None
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
@@ -279,6 +286,9 @@ class Session:
         if isinstance(f, (Tensor, Operation)):
             if f.graph is not g:
                 raise ValueError(f"Fetch argument {f!r} is not an element of this session's graph.")
+            if not g.is_fetchable(f):
+                raise ValueError(f"Operation {(f.op if isinstance(f, Tensor) else f).name!r} has been marked as not "
+                                 f"fetchable.")
             return f
         raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string, Tensor or "
                         f"Operation.")
@@ -320,6 +330,8 @@ class Session:
                                 f"Tensor ({t.name}).")
             if t.graph is not self._graph:
                 raise ValueError(f"Cannot feed {t.name}: it is not an element of this session's graph.")
+            if not self._graph.is_feedable(t):
+                raise ValueError(f"Tensor {t} may not be fed.")
             tensors.append(t)
             values.append(_check_feed(t, value))
         return tensors, values
@@ -332,6 +344,8 @@ def _check_feed(t, value):
     want = t.dtype
     if want in (dtypes.resource, dtypes.variant):
         return value
+    if want == dtypes.string:
+        value = dtypes.as_bytes_value(value)
     if isinstance(value, int) and not _int_fits(value, want.as_numpy_dtype):
         raise TypeError(f"Type of feed value {value} with type {type(value)} is not compatible with Tensor type "
                         f"{want.as_numpy_dtype}. Try explicitly setting the type of the feed tensor to a larger type "

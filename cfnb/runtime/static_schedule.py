@@ -323,6 +323,8 @@ class _Codegen:
             return
         if kind == SWITCH:
             self.emit(indent, f"_p = {refs[1]}")
+            if op._inputs[1].shape.ndims != 0:  # TensorFlow's SwitchOp refuses a non-scalar predicate
+                self.emit(indent, f"if _p is not DEAD and np.ndim(_p) != 0: _pred_error(_p, {nid}, _where)")
             if test:
                 self.emit(indent, f"if {test}:")
                 self.emit(indent + 1, f"v{nid}_0 = v{nid}_1 = DEAD")
@@ -332,8 +334,6 @@ class _Codegen:
             self.emit(indent + 1, f"v{nid}_0, v{nid}_1 = DEAD, {refs[0]}")
             self.emit(indent, "else:")
             self.emit(indent + 1, f"v{nid}_0, v{nid}_1 = {refs[0]}, DEAD")
-            if op._inputs[1].shape.ndims != 0:
-                self.emit(indent, "if _p is not DEAD and np.ndim(_p) != 0: _pred_error(_p)")
             self.set_ref(nid, 0, f"v{nid}_0", True)
             self.set_ref(nid, 1, f"v{nid}_1", True)
             self.set_ref(nid, "live", refs[0], self.maybe_dead[item.in_edges[0]])
@@ -508,6 +508,8 @@ class _Codegen:
             code.append("            _where.pop()")
             code.append("            _frames.pop()")
             code.append(f"            return {ret_dead}")
+        if pivot.op._inputs[0].shape.ndims != 0:
+            code.append(f"        if np.ndim({pred_ref}) != 0: _pred_error({pred_ref}, {pivot.id}, _where)")
         code.append(f"        if not {pred_ref}:")
         code.append("            _where.pop()")
         code.append("            _frames.pop()")
@@ -597,7 +599,9 @@ def _stuck():
                                            "iteration could never start.")
 
 
-def _pred_error(p):
+def _pred_error(p, node_id, where):
+    """TensorFlow's SwitchOp check: a predicate must be a scalar (reported at the Switch or LoopCond)."""
+    where[0] = node_id
     raise errors.InvalidArgumentError(None, None, f"The second input must be a scalar, but it has shape "
                                                   f"{list(np.shape(p))}")
 
