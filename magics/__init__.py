@@ -174,7 +174,11 @@ class _Plan:
         return t if self._tensors is None else self._tensors[t]
 
     def op(self, op):
-        return op if self._ops is None else self._as_op(self._ops[op])
+        if self._ops is None:
+            return op
+        if op not in self._ops and op.outputs and op.outputs[0] in self._tensors:  # a loop's output Identity
+            return self._tensors[op.outputs[0]].op
+        return self._as_op(self._ops[op])
 
     def source_op(self, node):
         """The op of the cell's graph (or one of its functions) that a node of the run stands for."""

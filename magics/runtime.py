@@ -314,12 +314,15 @@ class Runtime(Calls, ForLoops):
             raise CellError(line, _name_loop_vars(_short(e), names)) from None
         finally:
             self.depth -= 1
-        while_op = next(t for t in flows_in(result)).op
+        first_out = next(t for t in flows_in(result)).op
+        while_op = first_out
         while while_op.type == "Identity":  # while_v2 hands each output on through an Identity
             while_op = while_op.inputs[0].op
         self.loops[while_op] = (line, label)
         if scope_holder:
-            self._effect_done(while_op)
+            # The loop's first output stands for it: the While op itself is not fetchable (TensorFlow's
+            # while_v2 prevents fetching it), and running its output runs the loop.
+            self._effect_done(first_out)
         outs = list(result[:n])
         if self.depth == 0:
             for k, flag in zip(undefined, result[n:]):
