@@ -232,13 +232,16 @@ class _Transformer(ast.NodeTransformer):
     def visit_While(self, node):  # noqa: N802
         label = getattr(node, "_cfnb_for", None)
         names = sorted(_block_names(node.body, node))
-        live_in = _loads(node.test) | _exposed(node.body)[0]
+        exposed, surely_written = _exposed(node.body)
+        live_in = _loads(node.test) | exposed
         # Numbers the loop only reads become constants outside it (a loop invariant: a constant Enter).
         # (At the cell's top level only: inside a body, rebinding a name would make it local there.)
         invariants = sorted(n for n in (_loads(node.test) | {m for s in node.body for m in _loads(s)})
                             if n in self.local_names and n not in names and not n.startswith("__")) \
             if not self.nesting else []
-        written_first = tuple(n for n in names if n not in live_in)
+        # Only a name the body surely writes before reading it may enter undefined: one written on some
+        # paths only (in an `if`, or in an inner loop that may not run) carries its value across iterations.
+        written_first = tuple(n for n in names if n not in live_in and n in surely_written)
         node = self._nested_visit(node)
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if not read & set(names):

@@ -72,6 +72,14 @@ PYTHON_CELLS = {
     "list_append_in_branch": "evens = []\nfor i in range(9):\n    if i % 2 == 0:\n        evens.append(i)",
     "list_indexed_by_loop_counter": "s = 0\nfor i in range(len(data)):\n    s += data[i]",
     "len_and_index_of_list_loop": "k = 0\nwhile k < len(data) and data[k] < 16:\n    k += 1",
+    # A name written on some paths only (an `if` in an inner loop) carries its value across iterations
+    # of the outer loop: it must not enter the outer loop as if undefined.
+    "nested_search_with_breaks": "found = -1\nfor i in range(5):\n    for j in range(5):\n        if i * j == 6:\n"
+                                 "            found = i * 10 + j\n            break\n    if found >= 0:\n        break",
+    "inner_if_assign_no_break": "found = -1\nfor i in range(5):\n    for j in range(5):\n        if i * j == 6:\n"
+                                "            found = i * 10 + j",
+    "inner_break_assigns_constant": "found = -1\nfor i in range(2):\n    for j in range(5):\n        if j == 3:\n"
+                                    "            found = 7\n            break",
     "print_in_loop": "for i in range(3):\n    print('i is', i)\nprint('done', i)",
     "print_fstring_in_loop": "s = 0\nfor i in range(4):\n    s += i\n    print(f'after {i}: s = {s}')",
     "print_sep_end": "for i in range(3):\n    print(i, i * 2, sep=', ', end='; ')\nprint()",
