@@ -40,6 +40,7 @@ from .framework.ops import (
 from .framework.registry import RegisterGradient
 from .framework.tensor_shape import TensorShape
 from .gradients import gradients, hessians
+from .graph_def import GraphDef, import_graph_def, io, summary, train  # the GraphDef bridge (tensorboard extra)
 from .ops.array_ops import (
     cast,
     concat,

@@ -38,6 +38,7 @@ class _Lowering:
     def __init__(self):
         self.result = LoweredGraph(Graph())
         self.graph = self.result.graph
+        self._copying = []  # the op maps of the copies in progress (a function body inside a graph, ...)
 
     # --- copying ---------------------------------------------------------------------------
     def _exact(self, name):
@@ -52,6 +53,7 @@ class _Lowering:
         """Copy every op of `src` into the lowered graph; returns the tensor map used."""
         tmap = dict(input_map)
         opmap = {}
+        self._copying.append(opmap)
         fixups = []
         for op in _topological(src.get_operations()):
             if op.type == "Placeholder" and op.outputs[0] in tmap:
@@ -89,7 +91,16 @@ class _Lowering:
                 self.result.origin.setdefault(node.name, origin)
         for op, slot, t in fixups:
             opmap[op]._update_input(slot, tmap[t])
+        self._copying.pop()
         return tmap, opmap
+
+    def _copied(self, op):
+        """The lowered op for `op`, a control input of a functional op: copied earlier in the same graph or
+        function body (innermost copy first), or a functional op already lowered."""
+        for opmap in reversed(self._copying):
+            if op in opmap:
+                return opmap[op]
+        return self.result.op_map[op]
 
     def inline(self, func_graph, args, prefix, pivot, functional_op):
         tmap, _ = self.copy(func_graph, dict(zip(func_graph.inputs, args)), prefix, pivot,
@@ -107,7 +118,7 @@ class _Lowering:
             pivot_t = array_ops.identity(switch_t, name="pivot_t")
             switches = [control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
             for c in op.control_inputs:
-                switch_f.op._add_control_input(self.result.op_map[c])
+                switch_f.op._add_control_input(self._copied(c))
             then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/",
                                    pivot_t.op, op)
             else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/",
@@ -131,7 +142,7 @@ class _Lowering:
         with g.as_default(), g.name_scope(name + "/"):
             pivots = [array_ops.identity(t, name="pivot") for t in switch_n(index, "switch_index")]
             for c in op.control_inputs:
-                pivots[0].op._add_control_input(self.result.op_map[c])
+                pivots[0].op._add_control_input(self._copied(c))
             switches = [switch_n(x, f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
             outs = [self.inline(branch, [s[k] for s in switches], f"{name}/branch{k}/", pivots[k].op, op)
                     for k, branch in enumerate(branches)]
@@ -154,7 +165,7 @@ class _Lowering:
             if op.control_inputs:
                 gate = g.create_op("NoOp", [], name="LoopControlInputs")
                 for c in op.control_inputs:
-                    gate._add_control_input(self.result.op_map[c])
+                    gate._add_control_input(self._copied(c))
                 for e in enters:
                     e.op._add_control_input(gate)
             merges = [e if r else control_flow_ops.merge([e, e], name="merge")[0] for e, r in zip(enters, resource)]
