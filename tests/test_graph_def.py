@@ -59,10 +59,20 @@ def test_every_program_has_a_recorded_graph_def():
         assert not missing, f"run tests/conformance/record_graph_defs.py again; missing in {mode}: {missing}"
 
 
+# Known gap (found by this import): on TensorFlow's v1 graph of tf.hessians through a cond (a while loop over
+# the gradient of a gradient, with the cond's gradient Switches inside it), cfnb's precompiled static schedule
+# leaves the fetch dead, while the tagged-token interpreter gives TensorFlow's answer. ("strict" is the static
+# schedule too for a v1 graph.)
+STATIC_SCHEDULE_GAP = {("v1", e, n) for e in ("static", "strict")
+                       for n in ("hessians_cond_true", "hessians_cond_false")}
+
+
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
 @pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode", MODES)
-def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
+def test_tensorflow_graph_def_imports_and_runs(mode, executor, name, request):
+    if (mode, executor, name) in STATIC_SCHEDULE_GAP:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="static schedule: dead fetch (see above)"))
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
@@ -97,6 +107,40 @@ def test_exported_graph_def_is_tensorflows_node_for_node(name):
     assert [n[0] for n in ours] == [n[0] for n in theirs]
     for a, b in zip(ours, theirs):
         assert a == b, f"node {a[0]}:\n cfnb       {a}\n TensorFlow {b}"
+
+
+# cfnb builds a Const of dtype variant (zeros standing for a TensorList's gradient) in these v2 gradients;
+# TensorFlow has no TensorProto for a variant constant, so the export refuses it.
+VARIANT_CONST = {("v2", n) for n in ("t32_cond_in_while_grad", "grad_while_in_cond_true", "grad_while_in_cond_false",
+                                     "grad_while_cond_while")}
+
+
+@pytest.mark.parametrize("name", list(programs.PROGRAMS))
+@pytest.mark.parametrize("mode", MODES)
+def test_exported_graph_def_imports_back_with_tensorflows_answers(mode, name, request):
+    """cfnb's own export, imported into a fresh cfnb graph, still gives TensorFlow's answers: the GraphDef keeps
+    everything the program needs (functions, attrs, the expansions of cfnb-only ops)."""
+    want = EXPECTED[mode][name]
+    if "error" in want:
+        pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
+    if (mode, name) in VARIANT_CONST:
+        request.applymarker(pytest.mark.xfail(strict=True, raises=TypeError, reason="variant Const: no TensorProto"))
+    (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
+    try:
+        try:
+            graph, fetches, feeds, init, _ = programs.build_program(cfnb, programs.PROGRAMS[name])
+        except TypeError as e:  # test_conformance.DELIBERATE: cfnb refuses to build it
+            pytest.skip(str(e)[:100])
+        gd = graph.as_graph_def()
+    finally:
+        cfnb.disable_control_flow_v2()
+    entry = {"feeds": [k.name for k in feeds], "init": None if init is None else init.name,
+             "feed_values": [{"value": np.asarray(v).tolist(), "dtype": np.asarray(v).dtype.name}
+                             for v in feeds.values()],
+             "fetches": {k: v.name for k, v in fetches.items()}}
+    _, got = run_imported(gd, entry)
+    problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
+    assert not problems, "\n".join(problems)
 
 
 def test_export_round_trips_through_cfnb_with_functions():

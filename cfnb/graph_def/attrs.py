@@ -37,6 +37,8 @@ def shape_of(proto):
 def tensor_proto(value, dtype=None, proto=None):
     """numpy value -> TensorProto, as `make_tensor_proto` lays it out."""
     dtype = dtypes.as_dtype(dtype if dtype is not None else np.asarray(value).dtype)
+    if dtype.name not in _VAL_FIELD:
+        raise TypeError(f"TensorFlow has no TensorProto for a constant of dtype {dtype.name}")
     proto = proto if proto is not None else pb().TensorProto()
     arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
     proto.dtype = type_enum(dtype)

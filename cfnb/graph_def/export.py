@@ -20,7 +20,7 @@ same thing.
 import re
 
 from ..framework.func_graph import functions_of
-from .attrs import attr_value, shape_proto
+from .attrs import attr_value, shape_proto, tensor_proto
 from .expansions import EXPANSIONS
 from .protos import arg_lengths, op_def, pb, type_enum
 
@@ -46,10 +46,10 @@ def node_attrs(op):
     holder = op.attr.get("element_shape_holder")
     if holder and op.type == "TensorArrayGatherV3":  # what TensorFlow's TensorArray knew of its element shape
         values.setdefault("element_shape", holder[0])
+    if op.type == "VarHandleOp":  # TensorFlow's Python names the resource after the variable; "" would be shared
+        values.setdefault("shared_name", op.name)
     for args, tensors in ((od.input_arg, op.inputs), (od.output_arg, op.outputs)):
-        lengths = arg_lengths(args, given, len(tensors))
-        if sum(lengths) != len(tensors):  # a stored list attr gone stale (an If given outputs for its gradient)
-            lengths = arg_lengths(args, {k: v for k, v in given.items() if not isinstance(v, list)}, len(tensors))
+        lengths = tensor_lengths(op, args, tensors)
         pos = 0
         for arg, n in zip(args, lengths):
             part = tensors[pos:pos + n]
@@ -67,8 +67,12 @@ def node_attrs(op):
             if a.type.startswith("list(") and not isinstance(v, (list, tuple)):
                 v = [v]
             if a.type == "tensor":
-                v = _typed(v, values.get("dtype"))
-            out[a.name] = attr_value(v, a.type)
+                try:
+                    out[a.name] = pb().AttrValue(tensor=tensor_proto(v, values.get("dtype")))
+                except TypeError as e:
+                    raise TypeError(f"Cannot export node '{op.name}' ({op.type}): {e}") from None
+            else:
+                out[a.name] = attr_value(v, a.type)
         elif a.HasField("default_value"):
             out[a.name] = pb().AttrValue.FromString(a.default_value.SerializeToString())
     for k, v in given.items():
@@ -77,9 +81,14 @@ def node_attrs(op):
     return out
 
 
-def _typed(value, dtype):
-    import numpy as np
-    return np.asarray(value, dtype=None if dtype is None else dtype.as_numpy_dtype)
+def tensor_lengths(op, args, tensors):
+    """How many of `tensors` (op's inputs or outputs) each OpDef argument takes. A list attr cfnb stores may be
+    stale (an If whose gradient added outputs keeps its first `Tout`): then the tensors decide."""
+    given = {k: v for k, v in op.attr.items() if v is not None}
+    lengths = arg_lengths(args, given, len(tensors))
+    if sum(lengths) != len(tensors):
+        lengths = arg_lengths(args, {k: v for k, v in given.items() if not isinstance(v, list)}, len(tensors))
+    return lengths
 
 
 def _fill_node(node, op, name, inputs, control_inputs):
@@ -145,7 +154,7 @@ def function_def(fg):
         if od is None:
             return f"{t.op.name}:output:{t.value_index}"
         pos = 0
-        for arg, n in zip(od.output_arg, arg_lengths(od.output_arg, dict(t.op.attr), len(t.op.outputs))):
+        for arg, n in zip(od.output_arg, tensor_lengths(t.op, od.output_arg, t.op.outputs)):
             if t.value_index < pos + n:
                 return f"{t.op.name}:{arg.name}:{t.value_index - pos}"
             pos += n

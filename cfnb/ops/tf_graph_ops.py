@@ -3,10 +3,11 @@
 cfnb's builders make one op where TensorFlow's Python makes several (a reduction's gradient shape, a concat's
 gradient split, `t[...]` slicing with its bounds as attrs), so TensorFlow's graphs hold ops cfnb never emits:
 `Slice`, `ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the
-`Optional*` ops of a functional cond's gradient, `TensorListResize`, `VariableShape`. Their kernels are numpy
-versions of TensorFlow's (same names, same attrs). `StridedSlice` and `StridedSliceGrad` also take
+`Optional*` ops of a functional cond's gradient, `TensorListResize`, `VariableShape`, `IdentityN`. Their kernels
+are numpy versions of TensorFlow's (same names, same attrs). `StridedSlice` and `StridedSliceGrad` also take
 TensorFlow's form here (begin/end/strides inputs and bit masks, `array_ops._slice_helper`): an op with a
-`begin_mask` attr is read that way, cfnb's own form (a Python `spec`) as before.
+`begin_mask` attr is read that way, cfnb's own form (a Python `spec`) as before; so does `SplitV` (sizes and axis
+as inputs, not attrs) and `TensorListConcatV2` (a third input, `leading_dims`).
 """
 import numpy as np
 
@@ -84,12 +85,13 @@ def _tf_strided_slice_grad_kernel(op):
     return strided_slice_grad
 
 
-def _either(op_type, tf_infer, tf_kernel):
-    """Let registered op `op_type` read TensorFlow's form when the op has a `begin_mask` attr."""
+def _either(op_type, tf_infer, tf_kernel, is_tf_form=lambda op: "begin_mask" in op.attr):
+    """Let registered op `op_type` read TensorFlow's form where `is_tf_form(op)` (default: a `begin_mask` attr),
+    and cfnb's own form as before."""
     od = get_op_def(op_type)
     cfnb_infer, cfnb_kernel = od.infer, od.kernel
-    od.infer = lambda op: (tf_infer if "begin_mask" in op.attr else cfnb_infer)(op)
-    od.kernel = lambda op: (tf_kernel if "begin_mask" in op.attr else cfnb_kernel)(op)
+    od.infer = lambda op: (tf_infer if is_tf_form(op) else cfnb_infer)(op)
+    od.kernel = lambda op: (tf_kernel if is_tf_form(op) else cfnb_kernel)(op)
 
 
 _either("StridedSlice", _tf_strided_slice_infer, _tf_strided_slice_kernel)
@@ -264,3 +266,25 @@ def _optional_aware(op_type, fn):
 
 _optional_aware("ZerosLike", lambda x: OptionalValue(None if x.values is None else
                                                      tuple(np.zeros_like(v) for v in x.values)))
+
+register_op("IdentityN", lambda op: [(t.dtype, t.shape) for t in op.inputs], lambda op: lambda *xs: tuple(xs),
+            multi_output=True)
+
+
+def _tf_split_v_infer(op):
+    x = op.inputs[0]
+    return [(x.dtype, TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims))] * op.get_attr(
+        "num_split")
+
+
+def _tf_split_v_kernel(op):
+    """TensorFlow's SplitV(value, size_splits, split_dim): one size may be -1 (the rest)."""
+    def split_v(x, size_splits, split_dim):
+        x, sizes, axis = np.asarray(x), [int(s) for s in np.reshape(size_splits, -1)], int(split_dim)
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = x.shape[axis] - (sum(sizes) + 1)
+        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+    return split_v
+
+
+_either("SplitV", _tf_split_v_infer, _tf_split_v_kernel, lambda op: len(op.inputs) == 3)

@@ -158,8 +158,8 @@ def main(cfnb_python, tf_only=False):
         manifest[mode], feed_values[mode] = {}, {}
         for name, build in PROGRAMS.items():
             graph, fetches, feeds, values, init = _program_names(tf1, build_program, build)
-            with gzip.open(OUT / mode / f"{name}.pbtxt.gz", "wt", compresslevel=9) as f:
-                f.write(str(graph.as_graph_def()))
+            with gzip.GzipFile(OUT / mode / f"{name}.pbtxt.gz", "wb", compresslevel=9, mtime=0) as f:
+                f.write(str(graph.as_graph_def()).encode())  # mtime=0: the same graph gives the same bytes
             manifest[mode][name] = {"fetches": fetches, "feeds": feeds, "init": init,
                                     "feed_values": [_jsonable(v) for v in values]}
             feed_values[mode][name] = values
