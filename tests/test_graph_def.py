@@ -109,22 +109,14 @@ def test_exported_graph_def_is_tensorflows_node_for_node(name):
         assert a == b, f"node {a[0]}:\n cfnb       {a}\n TensorFlow {b}"
 
 
-# cfnb builds a Const of dtype variant (zeros standing for a TensorList's gradient) in these v2 gradients;
-# TensorFlow has no TensorProto for a variant constant, so the export refuses it.
-VARIANT_CONST = {("v2", n) for n in ("t32_cond_in_while_grad", "grad_while_in_cond_true", "grad_while_in_cond_false",
-                                     "grad_while_cond_while")}
-
-
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
 @pytest.mark.parametrize("mode", MODES)
-def test_exported_graph_def_imports_back_with_tensorflows_answers(mode, name, request):
+def test_exported_graph_def_imports_back_with_tensorflows_answers(mode, name):
     """cfnb's own export, imported into a fresh cfnb graph, still gives TensorFlow's answers: the GraphDef keeps
     everything the program needs (functions, attrs, the expansions of cfnb-only ops)."""
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    if (mode, name) in VARIANT_CONST:
-        request.applymarker(pytest.mark.xfail(strict=True, raises=TypeError, reason="variant Const: no TensorProto"))
     (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
     try:
         try:
