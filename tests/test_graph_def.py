@@ -198,6 +198,29 @@ def test_imported_tensorflow_graph_draws_and_steps_in_a_trace():
     assert any(not f.live for f in meta.trace)  # the untaken cond branch fires dead
 
 
+def test_imported_functional_graph_steps_in_the_explorer():
+    """TensorFlow's v2 graph (a StatelessWhile with an If in its body, as FunctionDefs): the explorer shows the
+    imported functional graph and its lowering, and steps through the run's trace."""
+    from cfnb.passes.lowering import lower_functional_ops
+    from magics.explorer import Explorer
+    from magics.result import WhileLoopResult
+    meta = cfnb.RunMetadata()
+    graph, got = run_imported(recorded("v2", "t23_cond_in_while"), MANIFEST["v2"]["t23_cond_in_while"],
+                              options=cfnb.RunOptions(trace_level=cfnb.RunOptions.FULL_TRACE), run_metadata=meta)
+    assert {op.type for op in graph.get_operations()} >= {"StatelessWhile"}
+    lowered = lower_functional_ops(graph).graph
+    result = WhileLoopResult("functional", graph, graph, lowered, got, {}, meta.trace)
+    explorer = Explorer(result)
+    assert explorer.slider.max == len(meta.trace) - 1
+    merges = [f.step for f in meta.trace if f.op_type == "Merge" and f.frame]
+    explorer.slider.value = merges[-1]
+    caption = explorer.caption.value
+    assert "Merge" in caption and f"iteration {meta.trace[merges[-1]].iteration}" in caption
+    explorer.view.value = "functional"
+    (shown,) = explorer.output.outputs
+    assert "StatelessWhile" in next(iter(shown["data"].values()))
+
+
 def test_unknown_op_is_refused_with_op_and_node():
     gd = cfnb.GraphDef()
     gd.node.add(name="c", op="Const").attr["dtype"].type = pb().DataType.Value("DT_FLOAT")
@@ -235,6 +258,11 @@ def test_file_writer_event_file_reads_back(tmp_path):
     assert graphs == [g.as_graph_def()]
     frames = {n.attr["frame_name"].s.decode() for n in graphs[0].node if n.op == "Enter"}
     assert frames == {"outer/while_context"}  # the frame is the `outer/` name scope on the dashboard
+    # TensorBoard's own reader, the one behind its graph dashboard, finds the same graph.
+    from tensorboard.backend.event_processing import event_accumulator
+    accumulator = event_accumulator.EventAccumulator(logdir)
+    accumulator.Reload()
+    assert accumulator.Graph().SerializeToString() == graphs[0].SerializeToString()
 
 
 def test_without_tensorboard_the_engine_imports_and_the_bridge_says_what_to_install():
