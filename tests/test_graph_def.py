@@ -59,20 +59,12 @@ def test_every_program_has_a_recorded_graph_def():
         assert not missing, f"run tests/conformance/record_graph_defs.py again; missing in {mode}: {missing}"
 
 
-# Known gap (found by this import): on TensorFlow's v1 graph of tf.hessians through a cond (a while loop over
-# the gradient of a gradient, with the cond's gradient Switches inside it), cfnb's precompiled static schedule
-# leaves the fetch dead, while the tagged-token interpreter gives TensorFlow's answer. ("strict" is the static
-# schedule too for a v1 graph.)
-STATIC_SCHEDULE_GAP = {("v1", e, n) for e in ("static", "strict")
-                       for n in ("hessians_cond_true", "hessians_cond_false")}
-
-
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
 @pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode", MODES)
-def test_tensorflow_graph_def_imports_and_runs(mode, executor, name, request):
-    if (mode, executor, name) in STATIC_SCHEDULE_GAP:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="static schedule: dead fetch (see above)"))
+def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
+    """(v1 hessians_cond_*: TensorFlow's tf.hessians loop reads a loop invariant from a cond's gradient, dead while
+    the loop runs; the static schedule used to return the whole loop dead, see static_schedule.emit_child_call.)"""
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
