@@ -233,6 +233,9 @@ def test_graph_def_type_and_text_round_trip(tmp_path):
     assert 'op: "NextIteration"' in pathlib.Path(text).read_text()
     assert cfnb.io.read_graph(text) == gd == cfnb.io.read_graph(binary)
     assert cfnb.GraphDef.FromString(gd.SerializeToString()) == gd
+    shaped = g.as_graph_def(add_shapes=True)
+    merge = next(n for n in shaped.node if n.op == "Merge")
+    assert [len(s.dim) for s in merge.attr["_output_shapes"].list.shape] == [0, 0]  # a scalar and value_index
 
 
 def test_file_writer_event_file_reads_back(tmp_path):
