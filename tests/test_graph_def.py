@@ -169,6 +169,9 @@ def test_import_with_scope_input_map_and_return_elements():
             assert sess.run(out) == 10
     assert out.name == "imp/" + r.name and merge.type == "Merge" and merge.name == "imp/loop/Merge"
     assert again[0].name == "import/loop/Exit"
+    with cfnb.Graph().as_default():  # imported names and their scopes are taken: a new "loop" gets its own scope
+        cfnb.import_graph_def(gd, name="")
+        assert cfnb.while_loop(lambda i: i < 1, lambda i: i + 1, [0], name="loop").op.name.startswith("loop_1/")
     with pytest.raises(ValueError, match="not found in graph_def"):
         with g.as_default():
             cfnb.import_graph_def(gd, input_map={"nope:0": seven})

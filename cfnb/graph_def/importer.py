@@ -57,8 +57,8 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
 
 def _graph_resolver(mapped):
-    def resolve(text, ops, builder):
-        """A GraphDef input, `x` / `x:1`: (node name, output index)."""
+    def resolve(text, builder):
+        """A GraphDef input, `x` / `x:1`: (node name, output index), or the Tensor `input_map` puts there."""
         node, _, index = text.partition(":")
         key = f"{node}:{index or 0}"
         if key in mapped:
@@ -69,8 +69,8 @@ def _graph_resolver(mapped):
 
 
 def _function_resolver(args, nodes_by_name):
-    def resolve(text, ops, builder):
-        """A FunctionDef input: `arg`, or `node:out_arg:k` -> (node name, flat output index)."""
+    def resolve(text, builder):
+        """A FunctionDef input: `arg` (its placeholder), or `node:out_arg:k` -> (node name, flat output index)."""
         if text in args:
             return args[text]
         parts = text.split(":")
@@ -119,7 +119,7 @@ class _Builder:
         ops = self.build(fg, nodes, "", resolve, {name: t.op for name, t in args.items()})
         outputs = []
         for arg in fdef.signature.output_arg:
-            r = resolve(fdef.ret[arg.name], ops, self)
+            r = resolve(fdef.ret[arg.name], self)
             outputs.append(r if isinstance(r, Tensor) else ops[r[0]].outputs[r[1]])
         fg.outputs = outputs
         self.root._add_function(fg)
@@ -137,7 +137,7 @@ class _Builder:
                 if text.startswith("^"):
                     control.append(text[1:])
                     continue
-                r = resolve(text, None, self)
+                r = resolve(text, self)
                 data.append(r)
             refs[n.name] = (data, control)
         order = _dependency_order(nodes, by_name, refs)
@@ -184,7 +184,9 @@ class _Builder:
                 name = g.unique_name(name)
             else:
                 raise ValueError(f"Cannot import node '{node.name}': the graph already has an op named '{name}'")
-        g._names_in_use.setdefault(name.lower(), 1)
+        parts = name.lower().split("/")  # the name and its scopes are taken, so later ops get `while_1/...`
+        for k in range(1, len(parts) + 1):
+            g._names_in_use.setdefault("/".join(parts[:k]), 1)
         op = g.create_op(node.op, inputs, attrs, name=name + "/", compute_device=False)
         op._device = node.device
         return op
