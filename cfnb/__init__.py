@@ -58,6 +58,7 @@ from .framework.registry import RegisterGradient
 from .framework.tensor_shape import Dimension, TensorShape, dimension_value
 from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
+from .graph_def import GraphDef, import_graph_def, io, summary, train  # the GraphDef bridge (tensorboard extra)
 from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
 from .ops import numpy_dispatch  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
 from .ops.arg_reductions import argmax, argmin

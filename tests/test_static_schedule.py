@@ -101,3 +101,22 @@ def test_generated_source_is_readable_python():
     sess = tf.Session()
     schedule = compile_static(sess._executor([r], [], []).static.exe)
     assert "while True:" in schedule.source and "def run_root(feeds" in schedule.source
+
+
+def test_loop_invariant_dead_while_loop_variables_live():
+    """A loop reads a tensor from the untaken side of a Switch (a constant Enter whose input is dead) only through
+    a Merge that also has a live input, as TensorFlow's tf.hessians-through-cond graph does: the loop still runs
+    and only the invariant's consumers die. The static schedule must not return the whole loop dead."""
+    from cfnb.ops.control_flow_ops import merge, switch
+    x = tf.placeholder(tf.float32, [])
+    p = tf.placeholder(tf.bool, [])
+    _, taken_if_true = switch(x * 10.0, p)
+
+    def body(i, acc):
+        return i + 1, merge([tf.identity(taken_if_true) + acc, acc + 1.0])[0]
+
+    _, out = tf.while_loop(lambda i, acc: i < 3, body, [0, x])
+    for pred, want in ((False, 5.0), (True, 62.0)):
+        for static in (True, False):
+            with tf.Session(config=tf.ConfigProto(static_schedule=static)) as sess:
+                assert sess.run(out, {x: 2.0, p: pred}) == want

@@ -310,6 +310,12 @@ class Graph(FeedFetchRules):
     def __str__(self):
         return self.as_text()
 
+    def as_graph_def(self, from_version=None, add_shapes=False):
+        """TensorFlow's `GraphDef` protobuf of this graph (cfnb.graph_def.export; needs the tensorboard extra)."""
+        if not _graph_def_exporter:
+            raise ImportError("no GraphDef exporter is registered: import cfnb (cfnb.graph_def registers it)")
+        return _graph_def_exporter[0](self, add_shapes=add_shapes)
+
     # --- names ---------------------------------------------------------------------------
     def get_name_scope(self):
         return self._name_stack
@@ -504,6 +510,16 @@ class Graph(FeedFetchRules):
 
     def __repr__(self):
         return f"<cfnb.Graph with {len(self._ops)} ops>"
+
+
+# --- the GraphDef exporter -------------------------------------------------------------------
+# cfnb.graph_def (a layer above) registers it at import time, so framework never imports upward.
+_graph_def_exporter = []
+
+
+def register_graph_def_exporter(fn):
+    """`fn(graph, add_shapes=False) -> GraphDef`, called by `Graph.as_graph_def`."""
+    _graph_def_exporter[:] = [fn]
 
 
 # --- the default graph ----------------------------------------------------------------------

@@ -165,8 +165,7 @@ def _expose_intermediates(op, branches, needed_per_branch):
                     new_outputs[j].append(t)
                 else:
                     with branch.as_default():
-                        shape = t.shape.as_list() if t.shape.is_fully_defined() else []
-                        new_outputs[j].append(array_ops.zeros(shape, t.dtype))
+                        new_outputs[j].append(_stand_in(t))
     for branch, outs in zip(branches, new_outputs):
         branch.outputs.extend(outs)
     specs = []
@@ -177,6 +176,16 @@ def _expose_intermediates(op, branches, needed_per_branch):
         specs.append((column[0].dtype, shape))
     _add_outputs(op, specs)
     return positions
+
+
+def _stand_in(t):
+    """What a branch outputs in place of another branch's intermediate `t` (never read): zeros, or for a
+    TensorList (a variant; TensorFlow has no variant constant, so a GraphDef could not hold zeros of it) an empty
+    list of the same element type."""
+    if t.dtype == dtypes.variant:
+        element_dtype = t.op.get_attr("element_dtype") if "element_dtype" in t.op.attr else dtypes.float32
+        return list_ops.empty_tensor_list(TensorShape(None), element_dtype)
+    return array_ops.zeros(t.shape.as_list() if t.shape.is_fully_defined() else [], t.dtype)
 
 
 def _resolve_cond_capture(tensor, forward, op, extra):

@@ -77,15 +77,16 @@ def _reduce_to(grad, x):
         if x.shape == grad.shape:
             return grad
         axes = _static_reduction_axes(x.shape.as_list(), grad.shape.as_list())
-        return array_ops.reshape(math_ops.reduce_sum(grad, axes), x.shape.as_list())
+        return array_ops.reshape(math_ops.reduce_sum(grad, axes, keepdims=True), x.shape.as_list())
     sx = array_ops.shape(x)
     rx, _ = apply_op("BroadcastGradientArgs", [("s0", sx), ("s1", array_ops.shape(grad))]).outputs
-    return array_ops.reshape(math_ops.reduce_sum(grad, rx), sx)
+    return array_ops.reshape(math_ops.reduce_sum(grad, rx, keepdims=True), sx)
 
 
 def _finish(g, args):
+    """TensorFlow's `_ReduceGradientArg`: sum over the broadcast axes keeping them (keepdims=True), reshape."""
     s, r, must = args
-    return array_ops.reshape(math_ops.reduce_sum(g, r), s) if must else g
+    return array_ops.reshape(math_ops.reduce_sum(g, r, keepdims=True), s) if must else g
 
 
 def _same_static_shapes(op, grad):
@@ -267,16 +268,21 @@ def _cast_grad(op, grad):
 # --- matmul and reductions ------------------------------------------------------------------------
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
+    """TensorFlow's `_MatMulGrad`; its two MatMuls are marked `grad_a` and `grad_b`, as TensorFlow marks them."""
     a, b = op.inputs
     ta, tb = op.get_attr("transpose_a"), op.get_attr("transpose_b")
     if not ta and not tb:
-        return math_ops.matmul(grad, b, transpose_b=True), math_ops.matmul(a, grad, transpose_a=True)
-    if not ta and tb:
-        return math_ops.matmul(grad, b), math_ops.matmul(grad, a, transpose_a=True)
-    if ta and not tb:
-        return math_ops.matmul(b, grad, transpose_b=True), math_ops.matmul(a, grad)
-    return math_ops.matmul(b, grad, transpose_a=True, transpose_b=True), \
-        math_ops.matmul(grad, a, transpose_a=True, transpose_b=True)
+        da, db = math_ops.matmul(grad, b, transpose_b=True), math_ops.matmul(a, grad, transpose_a=True)
+    elif not ta and tb:
+        da, db = math_ops.matmul(grad, b), math_ops.matmul(grad, a, transpose_a=True)
+    elif ta and not tb:
+        da, db = math_ops.matmul(b, grad, transpose_b=True), math_ops.matmul(a, grad)
+    else:
+        da, db = (math_ops.matmul(b, grad, transpose_a=True, transpose_b=True),
+                  math_ops.matmul(grad, a, transpose_a=True, transpose_b=True))
+    da.op._set_attr("grad_a", True)
+    db.op._set_attr("grad_b", True)
+    return da, db
 
 
 def _kept_dims_shape(op):

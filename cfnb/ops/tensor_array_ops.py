@@ -234,7 +234,8 @@ class TensorArray:
             op = apply_op("TensorArrayV3", [("size", size)],
                           {"dtype": self._dtype, "element_shape": self._element_shape[0] if element_shape is not None
                            else None, "element_shape_holder": self._element_shape, "dynamic_size": self._dynamic_size,
-                           "clear_after_read": self._clear_after_read, "identical_element_shapes": bool(infer_shape),
+                           "clear_after_read": self._clear_after_read,
+                           "identical_element_shapes": bool(infer_shape),
                            "tensor_array_name": tensor_array_name or ""},
                           name=scope, dtypes={"size": dtypes.int32})
         self._handle, self._flow = op.outputs

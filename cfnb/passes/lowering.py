@@ -38,6 +38,7 @@ class _Lowering:
     def __init__(self):
         self.result = LoweredGraph(Graph())
         self.graph = self.result.graph
+        self._copying = []  # the op maps of the copies in progress (a function body inside a graph, ...)
 
     # --- copying ---------------------------------------------------------------------------
     def _exact(self, name):
@@ -52,6 +53,7 @@ class _Lowering:
         """Copy every op of `src` into the lowered graph; returns the tensor map used."""
         tmap = dict(input_map)
         opmap = {}
+        self._copying.append(opmap)
         fixups = []
         for op in _topological(src.get_operations()):
             if op.type == "Placeholder" and op.outputs[0] in tmap:
@@ -94,13 +96,16 @@ class _Lowering:
                 self.result.origin.setdefault(node.name, origin)
         for op, slot, t in fixups:
             opmap[op]._update_input(slot, tmap[t])
+        self._copying.pop()
         return tmap, opmap
 
     def _control_source(self, c, tmap, opmap):
-        """The lowered op standing for control input `c` of a functional op: a copy made in the graph being
-        copied (an inlined function's own op), a function argument's value, or an op lowered earlier."""
-        if c in opmap:
-            return opmap[c]
+        """The lowered op standing for control input `c` of a functional op: a copy made in the graph or
+        function body being copied (innermost copy first), a function argument's value, or a functional op
+        lowered earlier."""
+        for copied in reversed(self._copying):
+            if c in copied:
+                return copied[c]
         if c.outputs and c.outputs[0] in tmap:
             return tmap[c.outputs[0]].op
         return self.result.op_map[c]

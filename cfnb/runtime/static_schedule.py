@@ -283,6 +283,15 @@ class _Codegen:
                 # A control input on an Enter that is dead makes the Enter dead.
                 if d:
                     args[-1] = f"(DEAD if {r} is DEAD else {args[-1]})"
+        # The frame function returns dead Exits when any input is dead: right for a loop in an untaken branch
+        # (its loop variables die with the rest), wrong when only a loop invariant may die while every loop
+        # variable is surely live (TensorFlow's graph of tf.hessians through a cond): the loop runs and only the
+        # invariant's consumers die, which the executor does token by token.
+        loop_var = [any(self.items[d].kind == MERGE for d, _s, _p in self.consumers[e.id]) for e in enters]
+        surely_live = [not self.maybe_dead[e.in_edges[0]] for e in enters]
+        if all(live for lv, live in zip(loop_var, surely_live) if lv) and \
+                any(not lv and not live for lv, live in zip(loop_var, surely_live)):
+            raise NotStatic(f"frame {child}: a loop invariant may be dead while the loop variables are live")
         exits = [it for it in self.exe.frames[child].nodes if it.kind == EXIT]
         fn = self.frame_fn[child]
         outs = [f"x{ex.id}" for ex in exits]
