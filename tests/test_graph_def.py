@@ -204,7 +204,7 @@ def test_imported_functional_graph_steps_in_the_explorer():
                               options=cfnb.RunOptions(trace_level=cfnb.RunOptions.FULL_TRACE), run_metadata=meta)
     assert {op.type for op in graph.get_operations()} >= {"StatelessWhile"}
     lowered = lower_functional_ops(graph).graph
-    result = WhileLoopResult("functional", graph, graph, lowered, got, {}, meta.trace)
+    result = WhileLoopResult("functional", graph, graph, lowered, got, {}, lambda: (meta.trace, meta.memory))
     explorer = Explorer(result)
     assert explorer.slider.max == len(meta.trace) - 1
     merges = [f.step for f in meta.trace if f.op_type == "Merge" and f.frame]

@@ -81,7 +81,8 @@ def constant_value_as_shape(tensor):
         for t in op.inputs[:-1]:
             shape = shape.concatenate(constant_value_as_shape(t))
         return shape
-    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape" and not op.get_attr("tensor_slots"):
+    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape" and "spec" in op.attr \
+            and not op.get_attr("tensor_slots"):  # cfnb's form (an imported TensorFlow form has bit masks)
         spec = op.get_attr("spec")
         dims = op.inputs[0].op.inputs[0].shape
         if len(spec) == 1 and isinstance(spec[0], slice) and dims.ndims is not None:

@@ -2,9 +2,10 @@
 
 cfnb's builders make one op where TensorFlow's Python makes several (a reduction's gradient shape, a concat's
 gradient split, `t[...]` slicing with its bounds as attrs), so TensorFlow's graphs hold ops cfnb never emits:
-`Slice`, `ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the
-`Optional*` ops of a functional cond's gradient, `TensorListResize`, `VariableShape`, `IdentityN`. Their kernels
-are numpy versions of TensorFlow's (same names, same attrs). `StridedSlice` and `StridedSliceGrad` also take
+`ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the
+`Optional*` ops of a functional cond's gradient, `VariableShape`, `IdentityN`. Their kernels
+are numpy versions of TensorFlow's (same names, same attrs); `Slice` is slicing_ops.py's.
+`StridedSlice` and `StridedSliceGrad` also take
 TensorFlow's form here (begin/end/strides inputs and bit masks, `array_ops._slice_helper`): an op with a
 `begin_mask` attr is read that way, cfnb's own form (a Python `spec`) as before; so does `SplitV` (sizes and axis
 as inputs, not attrs) and `TensorListConcatV2` (a third input, `leading_dims`).
@@ -15,7 +16,6 @@ from ..framework import dtypes, errors
 from ..framework.registry import get_op_def, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_value
-from .list_ops import TensorList
 
 
 def _const_value(t):
@@ -102,17 +102,6 @@ _either("StridedSliceGrad", _tf_strided_slice_grad_infer, _tf_strided_slice_grad
 def _rank_only(op):
     x = op.inputs[0]
     return [(x.dtype, TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims))]
-
-
-def _slice_kernel(op):
-    def slice_(x, begin, size):
-        x = np.asarray(x)
-        key = tuple(slice(int(b), None if int(s) == -1 else int(b) + int(s)) for b, s in zip(begin, size))
-        return _as_value(np.array(x[key]))
-    return slice_
-
-
-register_op("Slice", _rank_only, _slice_kernel)
 
 
 def _cumulative(fn):
@@ -219,17 +208,6 @@ def _optional_get_kernel(op):
 
 register_op("OptionalGetValue", lambda op: list(zip(op.get_attr("output_types"), op.get_attr("output_shapes"))),
             _optional_get_kernel, multi_output=True)
-
-
-def _list_resize_kernel(op):
-    def resize(handle, size):
-        items = handle.to_list()[:int(size)]
-        items += [None] * (int(size) - len(items))
-        return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
-    return resize
-
-
-register_op("TensorListResize", lambda op: [(dtypes.variant, TensorShape([]))], _list_resize_kernel)
 
 
 def _variable_shape_kernel(op, state):
