@@ -82,6 +82,7 @@ class Explorer(widgets.VBox):
         self.zoom = widgets.Dropdown(options=ZOOMS, value="fit", description="zoom",
                                      layout=widgets.Layout(width="180px"))
         self.caption = widgets.Label()
+        self.caption.add_class("cfnb-explorer-caption")
         self.drawing = widgets.HTML(layout=widgets.Layout(max_height=f"{BOX_HEIGHT}px", overflow="auto",
                                                           width="100%", border="1px solid #e0e0e0"))
         self.drawing.add_class("cfnb-explorer-drawing")
@@ -96,8 +97,11 @@ class Explorer(widgets.VBox):
         self._refresh()
 
     def copy(self):
-        """A new explorer on the same result, with its own widgets, sharing the rendered drawings."""
-        return Explorer(self.result, self._svgs)
+        """A new explorer on the same result, in the same state, with its own widgets; the rendered
+        drawings are shared."""
+        twin = Explorer(self.result, self._svgs)
+        twin.zoom.value, twin.view.value, twin.slider.value = self.zoom.value, self.view.value, self.slider.value
+        return twin
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         if self._displayed:  # a second view of these models would break Play: show a copy

@@ -35,7 +35,10 @@ def test_each_display_gets_its_own_widgets(result):
 
 def test_a_copy_steps_on_its_own_and_shares_the_drawings(result):
     explorer = Explorer(result)
+    explorer.view.value, explorer.slider.value = "gradient", 3
     copy = explorer.copy()
+    assert (copy.view.value, copy.slider.value) == ("gradient", 3)  # a second display shows the same state
+    explorer.slider.value = 0
     assert copy.play is not explorer.play and copy._svgs is explorer._svgs
     copy.play.value = 6
     assert copy.slider.value == 6 and explorer.slider.value == 0

@@ -40,8 +40,9 @@ def short_frame(name):
 
 
 def timeline_rows(trace, frames=None):
-    """[(label, frame name, [firing, ...]), ...]: one row per (frame instance, iteration), in the
-    order rows first fire. `frames` (a set of frame names) keeps only those frames' rows."""
+    """[(label, frame name, [firing, ...]), ...]: one row per (frame instance, iteration), grouped by
+    frame (in the order frames first fire), each group in the order its rows first fire.
+    `frames` (a set of frame names) keeps only those frames' rows."""
     rows, order = {}, []
     for f in trace.firings:
         if frames is not None and f.frame not in frames:
@@ -51,6 +52,10 @@ def timeline_rows(trace, frames=None):
             rows[key] = []
             order.append(key)
         rows[key].append(f)
+    frame_rank = {}
+    for _, frame, _ in order:
+        frame_rank.setdefault(frame, len(frame_rank))
+    order.sort(key=lambda key: frame_rank[key[1]])  # grouped by frame, stable: instances and iterations in time order
     out = []
     for path, frame, iteration in order:
         outer = "".join(f"{short_frame(n)}@{i} / " for n, i in path[:-1]) if path else ""
@@ -137,9 +142,9 @@ def memory_timeline(memory, title=None, width=640, height=180):
                  f'<text x="{left - 4}" y="{top + height}" text-anchor="end" fill="#666">0</text>'
                  f'<text x="{left + width}" y="{top + height + 14}" text-anchor="end" fill="#666">'
                  f'push/pop event (time) →</text>')
-    series = [("all stacks", "#000000", [(k, e.total) for k, e in enumerate(events)])]
+    series = [("all stacks", "#000000", [(-0.5, 0)] + [(k, e.total) for k, e in enumerate(events)])]
     for n, stack in enumerate(stacks):
-        held, points = 0, []
+        held, points = 0, [(-0.5, 0)]
         for k, e in enumerate(events):
             if e.stack == stack:
                 held = e.bytes
