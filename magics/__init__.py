@@ -273,7 +273,11 @@ def _run_time_error(error, plan):
         if loop is not None:
             label = f" (`for {loop[1]}`)" if loop[1] else ""
             message += f" (in iteration {int(where.group(2)) + 1} of the loop at line {loop[0]}{label})"
-    return CellError(line, message, kind=type(error).__name__)
+    kind = type(error).__name__
+    python_error = re.match(r"(\w+Error): (.*)", message, re.S)
+    if python_error:  # a kernel's Python error (IndexError, ZeroDivisionError): the student's name for it
+        kind, message = python_error.groups()
+    return CellError(line, message, kind=kind)
 
 
 @magics_class
@@ -330,7 +334,8 @@ class WhileLoopMagics(Magics):
         f-strings (no format specs on loop values), list.append in a loop (a TensorArray).
         What is refused, with the line and what to write instead: return, try, with, global,
         def/lambda/comprehensions (define functions in another cell), `for a, b in ...`,
-        enumerate/zip/sum/sorted/str/bool of loop values, a numpy function with no graph form,
+        enumerate/zip/sorted/str/bool of loop values, a numpy function with no graph form,
+        np.random/random calls in a loop (drawn once at build time: draw before the loop),
         a list changed in a loop other than by .append.
         A cell may instead define `cond`, `body` and `loop_vars`, which are passed to while_loop.
         """

@@ -95,8 +95,17 @@ class Calls:
                 return self._range(line, args)
             if fn is len:
                 return self._len(line, *args)
+            if any(isinstance(a, Accumulator) for a in args) and (fn in _OVER_ITEMS or _is_numpy(fn)):
+                # sum(xs), max(xs), np.mean(xs) of a list grown in a loop: over its items as one array
+                args = tuple(a.as_tensor() if isinstance(a, Accumulator) else a for a in args)
+                if fn is builtins.sum:
+                    return cfnb.reduce_sum(args[0]) + (args[1] if len(args) > 1 else 0)
             if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
                 return self._numpy_call(line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
+            if self.depth and _is_random(fn):
+                raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
+                                      f"not on every iteration: draw all the numbers before the loop "
+                                      f"(e.g. r = np.random.rand(n)) and read r[i] in it")
             if not _has_tensor(args, kwargs) and not any(isinstance(a, Accumulator) for a in args):
                 out = fn(*args, **kwargs)
                 if isinstance(out, np.generic) and _is_numpy(fn) and out.dtype.kind in "biuf":
@@ -281,7 +290,20 @@ _BUILTINS = {
     builtins.zip: _refuse("zip", "loop over an index: for i in range(len(xs)): a, b = xs[i], ys[i]"),
     builtins.isinstance: _refuse("isinstance", "a graph value's type is fixed: check it before the cell"),
 }
+_OVER_ITEMS = (builtins.sum, builtins.max, builtins.min)
 _MATH_FUNCTIONS = {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
+
+
+def _is_random(fn):
+    module = getattr(fn, "__module__", None) or getattr(type(getattr(fn, "__self__", None)), "__module__", "") or ""
+    return module.startswith(("numpy.random", "random")) or type(getattr(fn, "__self__", None)).__name__ in (
+        "Generator", "RandomState", "Random")
+
+
+def _name_of(fn):
+    owner = getattr(fn, "__self__", None)
+    prefix = "np.random." if owner is not None and type(owner).__name__ in ("RandomState", "Generator") else ""
+    return prefix + getattr(fn, "__name__", "this call")
 
 
 def _is_numpy(fn):

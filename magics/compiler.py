@@ -128,6 +128,7 @@ class _Transformer(ast.NodeTransformer):
     def __init__(self, local_names=()):
         self.counter = 0
         self.local_names = set(local_names)  # the cell function's own names (assigned, or read from the notebook)
+        self.nesting = 0  # > 0 inside a loop body or branch (they become nested functions)
 
     def _new(self, prefix):
         self.counter += 1
@@ -154,6 +155,13 @@ class _Transformer(ast.NodeTransformer):
         args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], kwonlyargs=[], kw_defaults=[],
                              defaults=[])
         return ast.FunctionDef(name=name, args=args, body=body or [ast.Pass()], decorator_list=[], returns=None)
+
+    def _nested_visit(self, node):
+        self.nesting += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.nesting -= 1
 
     # --- calls and subscripts -------------------------------------------------------------------
     def visit_Call(self, node):  # noqa: N802 - ast's names
@@ -226,10 +234,12 @@ class _Transformer(ast.NodeTransformer):
         names = sorted(_block_names(node.body, node))
         live_in = _loads(node.test) | _exposed(node.body)[0]
         # Numbers the loop only reads become constants outside it (a loop invariant: a constant Enter).
+        # (At the cell's top level only: inside a body, rebinding a name would make it local there.)
         invariants = sorted(n for n in (_loads(node.test) | {m for s in node.body for m in _loads(s)})
-                            if n in self.local_names and n not in names and not n.startswith("__"))
+                            if n in self.local_names and n not in names and not n.startswith("__")) \
+            if not self.nesting else []
         written_first = tuple(n for n in names if n not in live_in)
-        node = self.generic_visit(node)
+        node = self._nested_visit(node)
         read = {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if not read & set(names):
             raise CellError(node.lineno, "the loop's condition reads nothing the body changes, so once true it would "
@@ -248,7 +258,7 @@ class _Transformer(ast.NodeTransformer):
 
     def visit_If(self, node):  # noqa: N802
         names = sorted(_block_names(node.body + node.orelse, None))
-        node = self.generic_visit(node)
+        node = self._nested_visit(node)
         then, orelse = self._new("then"), self._new("else")
         then_fn = self._function(then, names, node.body + [self._returns(names)])
         else_fn = self._function(orelse, names, (node.orelse or []) + [self._returns(names)])

@@ -15,7 +15,8 @@ AutoGraph's converters, in the same order (`converters/continue_statements.py`,
 
     so TARGET is an ordinary name the body assigns: it holds the last item after the loop, and
     stays undefined after a loop that ran zero times (if it was undefined before), as in Python.
-  * `continue` becomes `__cont_N = True`; the statements after it in its block (and after every
+  * `if c: continue` in the body's own block becomes `if not c:` around the rest of the body; any
+    other `continue` becomes `__cont_N = True`; the statements after it in its block (and after every
     enclosing `if` that may continue) are guarded by `if not __cont_N:`; the flag is reset at the top
     of each iteration.
   * `break` becomes `__brk_N = True` with the same guards, and the loop's test becomes
@@ -61,6 +62,19 @@ def _walk_same_loop(node):
         yield from _walk_same_loop(child)
 
 
+def _early_continues(stmts):
+    """`if c: continue` in the body's own block (not nested) is `if not c: <the rest>`: no flag, one
+    cond less per iteration. (Nested in another `if`, the statements after that `if` would run too,
+    so those take the flag.)"""
+    for k, stmt in enumerate(stmts):
+        if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], ast.Continue):
+            rest = _early_continues(stmts[k + 1:])
+            guard = ast.If(ast.UnaryOp(ast.Not(), stmt.test), rest, []) if rest else ast.Expr(stmt.test)
+            return stmts[:k] + [ast.copy_location(guard, stmt)]
+    return stmts
+
+
 class Desugar(ast.NodeTransformer):
     def __init__(self):
         self.counter = 0
@@ -90,6 +104,7 @@ class Desugar(ast.NodeTransformer):
 
     # break / continue -----------------------------------------------------------------------------
     def _visit_loop(self, node):
+        node.body = _early_continues(node.body)
         has_break, has_continue = _jumps(node.body, ast.Break), _jumps(node.body, ast.Continue)
         before, after = [], []
         node._cfnb_own = getattr(node, "_cfnb_own", set())

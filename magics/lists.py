@@ -35,6 +35,15 @@ class Accumulator:
         """A plain list standing in for it while a loop body is traced once (probing)."""
         return list(self.prefix)
 
+    def as_tensor(self):
+        """All the items as one array (the prefix, then the appended items): what np.sum(xs),
+        np.mean(xs), sum(xs) and max(xs) of the list compute on."""
+        stacked = self.stacked()
+        if not self.prefix:
+            return stacked
+        return cfnb.concat([cfnb.stack([cfnb.cast(p, stacked.dtype) if isinstance(p, cfnb.Tensor) else
+                                        cfnb.constant(p, dtype=stacked.dtype) for p in self.prefix]), stacked], 0)
+
     def stacked(self):
         """The items as one tensor (made once)."""
         if getattr(self, "_stacked", None) is None:

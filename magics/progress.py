@@ -30,11 +30,17 @@ class Progress:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         self._stop.set()
         self._thread.join()
-        if self.shown and not self.notebook:
-            sys.stderr.write("\n")
+        if self.shown:
+            seconds = time.monotonic() - self._start
+            how = "stopped" if exc_type is not None else "finished"
+            final = f"%%whileloop {how} after {seconds:.1f} s ({self.last.split(': ', 1)[-1]})"
+            if self.notebook:  # the line stays in the saved notebook: say how the run ended
+                self._handle.update({"text/plain": final}, raw=True)
+            else:
+                sys.stderr.write("\n")
         return False
 
     def _watch(self):

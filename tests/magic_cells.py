@@ -44,6 +44,10 @@ PYTHON_CELLS = {
     "continue_in_for": "t = 0\nfor i in range(10):\n    if i % 3 == 0:\n        continue\n    t += i",
     "break_and_continue": "t = 0\nfor i in range(20):\n    if i % 2 == 0:\n        continue\n    if t > 30:\n"
                           "        break\n    t += i",
+    "continue_in_else_branch": "t = 0\nfor i in range(10):\n    if i < 5:\n        t += 1\n    else:\n"
+                               "        continue\n    t += 100",
+    "continue_nested_in_if": "t = 0\nfor i in range(10):\n    if i % 2 == 0:\n        if i > 4:\n"
+                             "            continue\n        t += 1\n    t += 10",
     "for_else_without_break": "s = 0\nfor i in range(4):\n    s += i\nelse:\n    s = -s",
     "for_else_with_break_taken": "s = 0\nfor i in range(10):\n    if i == 3:\n        break\n    s += i\nelse:\n"
                                  "    s = 100",
@@ -91,6 +95,17 @@ PYTHON_CELLS = {
                           "            c += 1\n        w += 1\n    u += 1",
     "top_level_if": "a = 5\nb = 3\nif a > b:\n    big = a\nelse:\n    big = b",
     "int_becomes_float_in_loop": "s = 0\nfor k in range(5):\n    s += k / 4",
+    "nested_append": "vals = []\nfor i in range(3):\n    for j in range(i):\n        vals.append(i * 10 + j)",
+    "print_in_nested_loops": "for i in range(2):\n    for j in range(2):\n        print(i, j)",
+    "while_else_with_break": "i = 0\nwhile i < 10:\n    i += 1\n    if i == 4:\n        break\nelse:\n    i = -1",
+    "empty_body": "for i in range(3):\n    pass",
+    "for_over_list_of_ints": "s = 0\nfor x in [1, 2, 3]:\n    s += x",
+    "sum_len_of_appended_list": "vals = []\nfor i in range(4):\n    vals.append(i * 0.5)\nt = sum(vals)\n"
+                                "n = len(vals)\nprint(n, t)",
+    "print_in_untaken_branch": "for i in range(3):\n    if i > 5:\n        print('never')\nprint('ok')",
+    "chained_assignment": "a = b = 0\nfor i in range(3):\n    a = b = a + i",
+    "nested_break_and_continue": "c = 0\nfor i in range(5):\n    if i == 1:\n        continue\n    for j in range(5):\n"
+                                 "        if j > i:\n            break\n        c += j",
 }
 
 NUMPY_CELLS = {
@@ -134,6 +149,12 @@ NUMPY_CELLS = {
     "np_dot_accumulate": "acc = 0.0\nfor i in range(len(X)):\n    acc += np.dot(X[i], X[i])",
     "np_mean_of_array": "m = 0.0\nfor k in range(3):\n    m = m + np.mean(M[k])",
     "np_for_over_dynamic_leading_dim": "s = 0.0\nfor k in range(5):\n    for x in xs[:k]:\n        s += x * k",
+    "np_append_arrays_in_branch": "rows = []\nfor k in range(4):\n    if k % 2 == 1:\n"
+                                  "        rows.append(np.ones(2) * k)",
+    "np_trapezoid_by_index": "g = np.linspace(0, 1, 5)\nacc = 0.0\nfor i in range(len(g) - 1):\n"
+                             "    acc += (g[i + 1] - g[i]) * (g[i] ** 2)",
+    "np_while_and_on_array_item": "a = np.array([1.0, 2.0, 3.0])\ni = 0\nwhile i < 3 and a[i] < 2.5:\n    i += 1",
+    "np_mean_of_appended_list": "vals = []\nfor x in xs:\n    vals.append(x * 2)\nm = np.mean(vals)",
     "np_readme_example": "xs = np.array([3.0, -1.0, 4.0, 1.0, -5.0])\ntotal, kept = 0.0, []\nfor x in xs:\n"
                          "    if x < 0:\n        continue\n    kept.append(x)\n    total += np.sqrt(x)\n"
                          "    print('x =', x, 'total =', total)",

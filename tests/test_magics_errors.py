@@ -55,6 +55,8 @@ REFUSALS = [
     ("s = 0.0\nfor x in xs:\n    s = s + sum(x)", 3, "sum() of a graph value has no graph form: use np.sum(x)"),
     ("for x in xs:\n    print(f'{x:.3f}')", 2, "the format '{...:.3f}' of a graph value"),
     ("b = False\nfor x in xs:\n    b = bool(x)", 3, "bool() of a graph value"),
+    ("s = 0.0\nfor i in range(3):\n    s += np.random.rand()", 3, "np.random.rand(...) in a loop would be drawn once"),
+    ("import random\ns = 0.0\nfor i in range(3):\n    s += random.random()", 4, "random(...) in a loop would be drawn"),
 ]
 
 
@@ -93,6 +95,7 @@ def test_a_run_time_error_names_the_line_the_loop_and_the_iteration(clean):
         error = fails(clean, "s = 0.0\nfor i in range(10):\n    s += xs[i]", f"--no-display --form {form}")
         assert error.line == 3, (form, error.message)
         assert "iteration 9 of the loop at line 2 (`for i`)" in error.message, (form, error.message)
+        assert error.kind == "IndexError" and error._render_traceback_()[0] == "IndexError in %%whileloop cell"
 
 
 def test_integer_division_by_zero_while_running(clean):

@@ -85,6 +85,7 @@ def test_live_line_in_a_notebook_is_a_display_updated_in_place(clean, monkeypatc
     assert updates["s"] == 300 * sum(range(1000))
     texts = [o.data["text/plain"] for o in captured.outputs]
     assert texts and "loop at line 2 (for i): iteration" in texts[0] and "loop at line 4 (for j)" in texts[0]
+    assert texts[-1].startswith("%%whileloop finished after ")  # the update that ends the line
 
 
 def test_interrupt_stops_the_run_and_leaves_the_names_untouched(clean):

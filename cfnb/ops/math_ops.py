@@ -74,16 +74,32 @@ def _zero_int_divisor(x, y):
     return np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0)
 
 
+_NUMBER_SCALARS = frozenset(_INT_SCALARS + (np.float64, np.float32, np.float16))
+
+
 def _floordiv(x, y):
     if _zero_int_divisor(x, y):
         raise ZeroDivisionError("Integer division by zero")
+    if type(x) in _NUMBER_SCALARS and type(x) is type(y):
+        return x // y  # numpy scalars: the operator is numpy's floor_divide, without a ufunc call
     return np.floor_divide(x, y)
 
 
 def _floormod(x, y):
     if _zero_int_divisor(x, y):
         raise ZeroDivisionError("Integer division by zero")
+    if type(x) in _NUMBER_SCALARS and type(x) is type(y):
+        return x % y
     return np.mod(x, y)
+
+
+def _scalar_operator(op, ufunc):
+    """`op` on two numpy scalars of one type (the same result as `ufunc`, ~20x cheaper), else `ufunc`."""
+    def kernel(x, y):
+        if type(x) in _NUMBER_SCALARS and type(x) is type(y):
+            return op(x, y)
+        return ufunc(x, y)
+    return kernel
 
 
 def _sigmoid(x):
@@ -100,7 +116,8 @@ BINARY = {
 }
 COMPARE = {
     "Less": operator.lt, "LessEqual": operator.le, "Greater": operator.gt, "GreaterEqual": operator.ge,
-    "Equal": np.equal, "NotEqual": np.not_equal, "LogicalAnd": operator.and_, "LogicalOr": operator.or_,
+    "Equal": _scalar_operator(operator.eq, np.equal), "NotEqual": _scalar_operator(operator.ne, np.not_equal),
+    "LogicalAnd": operator.and_, "LogicalOr": operator.or_,
 }
 UNARY = {
     "Neg": operator.neg, "Abs": operator.abs, "Square": lambda x: x * x, "Sqrt": np.sqrt,
@@ -115,7 +132,13 @@ for _t, _f in COMPARE.items():
     register_op(_t, _compare_infer, _kernel(_f))
 for _t, _f in UNARY.items():
     register_op(_t, _unary_infer, _kernel(_f))
-register_op("LogicalNot", _unary_infer, _kernel(operator.invert))  # bool inputs only
+def _logical_not(x):
+    if type(x) is np.bool_:  # a scalar: no ufunc call (`~` on a numpy bool costs ~2 µs)
+        return np.False_ if x else np.True_
+    return np.logical_not(x)
+
+
+register_op("LogicalNot", _unary_infer, _kernel(_logical_not))  # bool inputs only
 
 
 def _binary(op_type, default_name, bool_inputs=False, allowed=None):

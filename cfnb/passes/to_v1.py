@@ -86,7 +86,7 @@ class _Copier:
                 continue
             else:
                 inputs = [tmap[t] for t in op.inputs]
-                base = op.name if root else op.name.rsplit("/", 1)[-1]
+                base = op.name  # a function's op keeps its path under the loop's scope (while/add/y)
                 # Under the op's own name scope, as an op builder would: a loop invariant it reads
                 # enters the loop as `<op>/Enter`, TensorFlow's v1 naming.
                 with self.graph.name_scope(base) as scope:
