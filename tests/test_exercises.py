@@ -53,6 +53,8 @@ CASES = {
     "07.outputs": ((3, 4), [((1, 2), "counter and maximum_iterations"), ((3, 3), "adds outputs")]),
     "07.counter": (2, [(16, "not v")]),                                         # 2 -> 4 -> 16
     "07.second_derivative": (48.0, [(32.0, "twice")]),                          # d2(x^4) = 12 x^2 at 2
+    # total, i (assigned in the body) + counter, maximum_iterations (while_v2) + n (captured)
+    "08.loop_vars": (5, [(4, "n is read"), (3, "two loop variables of its own"), (9, "count the loop variables")]),
     "08.float32_tolerance": ((100, 4), [((4, 4), "24-bit"), ((100, 6), "doubles the correct digits")]),
 }
 
