@@ -25,9 +25,11 @@ dot:
 # Debian's Chromium, for the browser test of the explorer (tests/test_browser.py drives it with Playwright).
 # Without it that one test is skipped, with the reason.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Chromium is missing, so the browser test will be skipped: run 'sudo apt-get install chromium'"; fi; }
 
 setup: $(VENV)/.installed-test dot chromium

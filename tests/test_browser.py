@@ -22,7 +22,8 @@ import urllib.request
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM = next(filter(None, map(shutil.which, BROWSERS)), None)
 
 pytestmark = [
     pytest.mark.browser,
