@@ -96,6 +96,9 @@ class Explorer(widgets.VBox):
         self.zoom.observe(self._refresh, "value")
         self._refresh()
 
+    def __repr__(self):
+        return f"<cfnb explorer: {self.view.value} view, step {self.slider.value} of {self.slider.max}>"
+
     def copy(self):
         """A new explorer on the same result, in the same state, with its own widgets; the rendered
         drawings are shared."""

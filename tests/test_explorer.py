@@ -29,6 +29,7 @@ def test_each_display_gets_its_own_widgets(result):
     first, second = explorer._repr_mimebundle_(), explorer._repr_mimebundle_()
     assert _model_ids(first) == explorer.model_id
     assert _model_ids(second) != explorer.model_id  # a copy: its own Play, slider and drawing
+    assert second["text/plain"] == f"<cfnb explorer: lowered view, step 0 of {len(result.trace) - 1}>"
     a, b = result._repr_mimebundle_(), result._repr_mimebundle_()  # `_loop` shown in two cells
     assert _model_ids(a) != _model_ids(b)
 
