@@ -2,7 +2,8 @@
 
     .venv/bin/python tools/execute_notebooks.py [notebooks/NAME.ipynb ...]
 
-Needs `nbclient` (the `dev` extra). Run it after editing a notebook, then `make test`.
+Needs `nbclient` (installed with the `test` extra, through jupyterlab's nbconvert).
+Run it after editing a notebook, then `make test`.
 """
 import pathlib
 import sys
