@@ -44,6 +44,8 @@ CASES = {
     "04.dead_port": (1, [(0, "output 1 when the predicate is true")]),          # the body side at the exit
     # one per outer iteration, and one more for the last (dead) one: a dead Enter still creates its child frame
     "04.frame_instances": (4, [(3, "close"), (1, "not one frame"), (6, "once per outer")]),
+    # the counter runs ahead of y's long chain until the bound P = 3 defers it
+    "04.in_flight": (3, [(1, "does not wait"), (8, "is the bound")]),
     "05.reversal": ({"Merge": "Switch", "Switch": "Merge"}, [({"Merge": "Merge", "Switch": "Switch"}, "split"),
                                                               ("Switch", "dict")]),
     "05.untaken": ((0.0, 2.0), [((6.0, 2.0), "did not run"), ((0.0, 1.0), "2x"), (3, "pair")]),

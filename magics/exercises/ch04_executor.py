@@ -97,3 +97,34 @@ def frame_instances(answer):
                      "in. Look at the timeline rows of the inner loop.")
     return wrong("a new instance of the inner frame is made once per outer iteration that enters it, not once "
                  "per inner iteration.")
+
+
+def chain_loop(parallel, n=8, length=8):
+    """`i, y = 0, 1.0; while i < n: y = sin(sin(...sin(y))) (length times); i += 1`, traced: the counter
+    needs a few firings per iteration, y a long chain, so the counter runs ahead as far as the bound lets it."""
+    g = tf.Graph()
+    with g.as_default():
+        def body(i, y):
+            for _ in range(length):
+                y = tf.sin(y)
+            return i + 1, y
+
+        _, y = tf.while_loop(lambda i, y: i < n, body, [0, tf.constant(1.0)], parallel_iterations=parallel)
+        _, trace, _ = traced_run(y)
+    return trace
+
+
+@exercise("04.in_flight", "In `chain_loop(3)` the counter i needs 7 firings per iteration and y a chain of 8 sins. "
+                          "With parallel_iterations=3, at most how many iterations are in flight at one step?")
+def in_flight(answer):
+    n = max_in_flight(chain_loop(3))
+    if as_int(answer) == n:
+        return right(f"{n}: the counter's part of each iteration is short, so it starts iteration after iteration "
+                     "while y's chain is still busy in the earlier ones — until parallel_iterations stops it: a "
+                     "NextIteration that would start iteration i + 3 while iteration i is unfinished waits in "
+                     "next_iter_roots until iteration i is done.")
+    if as_int(answer) < n:
+        return wrong("the Merges of i and y fire separately, so the counter does not wait for y: how far ahead can "
+                     "it run before the executor defers its NextIteration?")
+    return wrong("parallel_iterations is the bound: iteration i + P may not start before iteration i is completely "
+                 "done. Can more than P iterations be alive?")
