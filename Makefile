@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: test lab setup dot conformance bench lint clean
+.PHONY: test lab setup dot chromium conformance bench lint clean
 
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,14 +22,31 @@ dot:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; \
 	  else echo "Graphviz's 'dot' is missing: run 'sudo apt-get install graphviz' (or use the conda route in README.md)"; exit 1; fi; }
 
-setup: $(VENV)/.installed-test dot
+# Debian's Chromium, for the browser test of the explorer (tests/test_browser.py drives it with Playwright).
+# Without it that one test is skipped, with the reason.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
+	    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Chromium is missing, so the browser test will be skipped: run 'sudo apt-get install chromium'"; fi; }
+
+setup: $(VENV)/.installed-test dot chromium
 
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
+# As root (a container) JupyterLab needs --allow-root; without a display it cannot open a browser, so it
+# prints the URL with its token (open it in a browser on this machine, or through an SSH tunnel).
 lab: $(VENV)/.installed-lab dot
-	$(VENV)/bin/jupyter lab notebooks/
+	@flags=""; \
+	if [ "$$(id -u)" = 0 ]; then flags="$$flags --allow-root"; fi; \
+	if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ "$$(uname)" != Darwin ]; then flags="$$flags --no-browser"; \
+	  echo "No display: open the URL with its token, printed below, in a browser."; fi; \
+	echo "$(VENV)/bin/jupyter lab$$flags notebooks/"; \
+	exec $(VENV)/bin/jupyter lab $$flags notebooks/
 
 conformance: setup
 	$(PY) ../shared/conformance/run.py

@@ -135,6 +135,8 @@ def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=
             if op.name == step:
                 attrs.update(penwidth="3", color="#000000",
                              fillcolor="#ffe599" if op.name not in dead else "#dddddd")
+                if attrs["shape"] == "plaintext":  # a constant: give it an outline to highlight
+                    attrs.update(shape="box", style="filled")
             if op.name in values:
                 attrs["xlabel"] = html.escape(values[op.name], quote=False)
                 attrs["forcelabels"] = "true"
