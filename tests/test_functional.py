@@ -251,3 +251,19 @@ def test_lowered_while_whose_body_only_reads_a_variable_ends(static):
     sess.run(tf.global_variables_initializer())
     i, a = sess.run(r, {x: np.zeros(2)})
     assert i == 2 and a.tolist() == [1.0, 2.0]
+
+
+def test_while_op_outputs_are_fetchable_but_if_outputs_are_not():
+    """TensorFlow 2.21: while_v2 leaves its While op fetchable (output 0, the counter, is 2 for the RFC's
+    `v = 2; while v < 8: v = v * v`), while cond_v2 and switch_case mark their If/Case ops not fetchable."""
+    tf.enable_control_flow_v2()
+    x = tf.constant(2.0)
+    tf.while_loop(lambda v: v < 8, lambda v: v * v, [x])
+    tf.cond(x < 3, lambda: x * 2, lambda: x + 1)
+    g = tf.get_default_graph()
+    (while_op,) = [op for op in g.get_operations() if op.type in ("While", "StatelessWhile")]
+    (if_op,) = [op for op in g.get_operations() if op.type in ("If", "StatelessIf")]
+    with tf.Session() as sess:
+        assert sess.run(while_op.outputs[0]) == 2
+        with pytest.raises(ValueError, match="marked as not fetchable"):
+            sess.run(if_op.outputs[0])

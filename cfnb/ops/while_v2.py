@@ -155,7 +155,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                              {"cond": cond_graph, "body": body_graph, "T": [t.dtype for t in inputs],
                               "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
                               "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
-        g.prevent_fetching(op)  # as while_v2 does: its outputs are fetched through the Identities below
         n = len(flat)
         # In a v1 graph every output goes through an Identity (as while_v2 does), so fetching one
         # output prunes the others once the While is lowered.
