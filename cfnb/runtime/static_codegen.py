@@ -10,7 +10,7 @@ ends with `# @<node id>`, which is how a failure is located: nothing is recorded
 import numpy as np
 
 from ..framework import errors
-from . import buffer_forwarding, static_inline
+from . import buffer_forwarding, static_cond, static_inline
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 
 
@@ -128,8 +128,12 @@ class Codegen:
                 raise NotStatic(f"Merge {it.name} reads an Enter without a NextIteration")
         return pivot, merges, switches, exits
 
+    def exits_of(self, name):
+        return [it for it in self.exe.frames[name].nodes if it.kind == EXIT]
+
     def units_of(self, name):
-        """The frame's schedulable units: its own nodes and one unit per child frame."""
+        """The frame's schedulable units: its own nodes and one unit per child frame, and the unit
+        owning each node id (a child frame's unit owns its Exits, the values it hands out)."""
         info = self.exe.frames[name]
         units = {}
         owner = {}
@@ -140,22 +144,34 @@ class Codegen:
                 key = ("node", it.id)
             units.setdefault(key, []).append(it)
             owner[it.id] = key
+        for child in self.children_of.get(name, []):
+            for ex in self.exits_of(child):
+                owner[ex.id] = ("frame", child)
         return units, owner
 
-    def unit_deps(self, key, members, owner, skip):
+    def fold_conds(self, units, owner, structural):
+        """Make each well-formed cond among the units one unit of its own (static_cond.py)."""
+        nodes = [it for key, members in units.items() if key[0] == "node" for it in members]
+        for cond in static_cond.find_conds(self, nodes, structural):
+            key = ("cond", len(self.conds))
+            self.conds[key] = cond
+            members = cond.members()
+            for nid in members:
+                old = owner[nid]
+                if old in units:
+                    units[key] = units.get(key, []) + units.pop(old)
+            for nid in list(owner):
+                if owner[nid] in units or owner[nid] == key:
+                    continue
+                owner[nid] = key  # a nested loop's Exits: their unit went into the cond
+            for nid in members:
+                owner[nid] = key
+
+    def unit_deps(self, key, members, owner):
         """Units (of the same frame) that `key` depends on, through data and control edges."""
         deps = set()
         for it in members:
-            srcs = [s for s, _ in it.in_edges] + list(it.control_in)
-            if it.kind == MERGE and key[0] == "node" and it.id in skip:
-                continue
-            for s in srcs:
-                src_item = self.items[s]
-                if src_item.kind == EXIT:  # a child frame's output: depend on the child unit
-                    child = src_item.frame.name
-                    if ("frame", child) in self.unit_keys:
-                        deps.add(("frame", child))
-                    continue
+            for s in [s for s, _ in it.in_edges] + list(it.control_in):
                 if s in owner and owner[s] != key:
                     deps.add(owner[s])
         return deps
@@ -181,6 +197,9 @@ class Codegen:
 
     # --- emitting -------------------------------------------------------------------------
     def emit_unit(self, key, members, indent, defaults):
+        if key[0] == "cond":
+            static_cond.emit_cond(self, self.conds[key], indent, defaults)
+            return
         if key[0] == "frame":
             self.emit_child_call(key[1], members, indent)
             return
@@ -323,11 +342,19 @@ class Codegen:
 
     # --- frames ---------------------------------------------------------------------------
     def emit_frame(self, name):
-        """Emit the function for frame `name` (children first)."""
+        """Emit the function for frame `name` (children first); with its conds compiled as `if`/`else`
+        when the frame's order allows, else with the general rule for them."""
         for child in sorted(self.children_of.get(name, [])):
             self.emit_frame(child)
+        start = len(self.lines)
+        try:
+            self.emit_own_frame(name, True)
+        except NotStatic:
+            del self.lines[start:]
+            self.emit_own_frame(name, False)
+
+    def emit_own_frame(self, name, with_conds):
         units, owner = self.units_of(name)
-        self.unit_keys = set(units)
         defaults = {}
         fn = f"frame_{self.frame_index[name]}"
         self.frame_fn[name] = fn
@@ -335,8 +362,10 @@ class Codegen:
             self.retvals = [None] * len(self.exe.fetch_names)
             body = []
             start = len(self.lines)
+            if with_conds:
+                self.fold_conds(units, owner, set())
             keys = list(units)
-            deps = {k: self.unit_deps(k, units[k], owner, set()) for k in keys}
+            deps = {k: self.unit_deps(k, units[k], owner) for k in keys}
             for key in self.toposort(keys, deps):
                 self.emit_unit(key, units[key], 1, defaults)
             body = self.lines[start:]
@@ -359,6 +388,8 @@ class Codegen:
         # Units downstream of the loop Switches' true side form the body.
         switch_ids = {sw.id for sw in switches}
         structural = switch_ids | {m.id for m in merges} | {ex.id for ex in exits}
+        if with_conds:
+            self.fold_conds(units, owner, structural)
         body_units = set()
         frontier = [dst for sw in switches for dst, _slot, port in self.consumers[sw.id] if port == 1]
         while frontier:
@@ -369,20 +400,17 @@ class Codegen:
             if key in body_units:
                 continue
             body_units.add(key)
-            members = units[key]
-            outs = []
-            if key[0] == "frame":
-                for ex in (it for it in self.exe.frames[key[1]].nodes if it.kind == EXIT):
-                    outs.extend(d for d, _s, _p in self.consumers[ex.id])
-                    outs.extend(self.control_consumers[ex.id])
-            else:
-                for it in members:
-                    outs.extend(d for d, _s, _p in self.consumers[it.id] if self.items[d].kind != MERGE
-                                or self.items[it.id].kind != NEXT)
-                    outs.extend(self.control_consumers[it.id])
-            frontier.extend(outs)
+            for it in units[key]:
+                if it.kind == ENTER:  # a nested loop: what reads its Exits
+                    for ex in self.exits_of(it.frame_name):
+                        frontier.extend(d for d, _s, _p in self.consumers[ex.id])
+                        frontier.extend(self.control_consumers[ex.id])
+                    continue
+                frontier.extend(d for d, _s, _p in self.consumers[it.id] if self.items[d].kind != MERGE
+                                or it.kind != NEXT)
+                frontier.extend(self.control_consumers[it.id])
         keys = [k for k in units if not (k[0] == "node" and k[1] in structural)]
-        deps = {k: self.unit_deps(k, units[k], owner, set()) for k in keys}
+        deps = {k: self.unit_deps(k, units[k], owner) for k in keys}
         for k in keys:
             deps[k] = {d for d in deps[k] if not (d[0] == "node" and d[1] in structural)}
         pre_keys = [k for k in keys if k not in body_units]
@@ -456,6 +484,7 @@ class Codegen:
     def build(self):
         """(source, namespace it runs in, forwarded ops) of the whole schedule."""
         self.child_pred_dead = {}
+        self.conds = {}
         self.emit_frame(ROOT)
         return "\n".join(self.lines), self.namespace, self.forwarded
 
