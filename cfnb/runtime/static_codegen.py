@@ -23,7 +23,7 @@ class _Dead:
 
 DEAD = _Dead()
 LIVE = True
-_ALIAS_TYPES = {"Identity", "LoopCond", "StopGradient", "Snapshot", "PreventGradient"}
+_ALIAS_TYPES = static_cond.ALIAS_TYPES
 
 
 class NotStatic(Exception):
@@ -153,9 +153,11 @@ class Codegen:
         """Make each well-formed cond among the units one unit of its own (static_cond.py)."""
         nodes = [it for key, members in units.items() if key[0] == "node" for it in members]
         for cond in static_cond.find_conds(self, nodes, structural):
+            members = cond.members()
+            if not members <= owner.keys():
+                continue
             key = ("cond", len(self.conds))
             self.conds[key] = cond
-            members = cond.members()
             for nid in members:
                 old = owner[nid]
                 if old in units:
@@ -354,6 +356,7 @@ class Codegen:
             self.emit_own_frame(name, False)
 
     def emit_own_frame(self, name, with_conds):
+        self.with_conds = with_conds
         units, owner = self.units_of(name)
         defaults = {}
         fn = f"frame_{self.frame_index[name]}"
@@ -362,7 +365,7 @@ class Codegen:
             self.retvals = [None] * len(self.exe.fetch_names)
             body = []
             start = len(self.lines)
-            if with_conds:
+            if self.with_conds:
                 self.fold_conds(units, owner, set())
             keys = list(units)
             deps = {k: self.unit_deps(k, units[k], owner) for k in keys}
@@ -388,7 +391,7 @@ class Codegen:
         # Units downstream of the loop Switches' true side form the body.
         switch_ids = {sw.id for sw in switches}
         structural = switch_ids | {m.id for m in merges} | {ex.id for ex in exits}
-        if with_conds:
+        if self.with_conds:
             self.fold_conds(units, owner, structural)
         body_units = set()
         frontier = [dst for sw in switches for dst, _slot, port in self.consumers[sw.id] if port == 1]

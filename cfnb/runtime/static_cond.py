@@ -28,6 +28,8 @@ a Switch is dead on the taken side, where the general rule handles it, as the ex
 """
 from .graph_compiler import ENTER, EXIT, MERGE, NEXT, NORMAL, SWITCH
 
+ALIAS_TYPES = {"Identity", "LoopCond", "StopGradient", "Snapshot", "PreventGradient"}  # value-preserving
+
 
 class Cond:
     """One cond: its predicate edge, Switches, the node ids of each side and its Merges."""
@@ -47,12 +49,12 @@ class Cond:
 
 
 def find_conds(cg, frame_nodes, structural):
-    """The well-formed conds among `frame_nodes` (NodeItems of one frame), outermost only: a cond
-    nested in another's branch stays in the general rule inside that branch."""
+    """The well-formed conds among `frame_nodes` (NodeItems of one frame, or of one branch), outermost
+    only: a cond nested in another's branch is found when that branch is emitted."""
     groups = {}
     for it in frame_nodes:
         if it.kind == SWITCH and it.id not in structural and it.op is not None and it.num_outputs == 2:
-            groups.setdefault(it.in_edges[1], []).append(it)
+            groups.setdefault(_value_source(cg, it.in_edges[1]), []).append(it)
     found = []
     for pred, switches in groups.items():
         for component in _components(cg, switches):
@@ -67,6 +69,16 @@ def find_conds(cg, frame_nodes, structural):
             conds.append(cond)
             taken |= members
     return conds
+
+
+def _value_source(cg, edge):
+    """The edge through identities: `cond` reads its predicate through `pred_id = Identity(pred)`, and
+    its pivot Switch reads `pred` itself; both are one predicate."""
+    while True:
+        item = cg.items[edge[0]]
+        if item.kind != NORMAL or item.op is None or item.op.type not in ALIAS_TYPES or item.control_in:
+            return edge
+        edge = item.in_edges[0]
 
 
 def _components(cg, switches):
@@ -91,16 +103,30 @@ def _components(cg, switches):
 
 
 def _reached(cg, switch):
-    """Node ids reached forward from a Switch's outputs, stopping at Merges (which are included)."""
-    seen, stack = set(), [dst for dst, _slot, _port in cg.consumers[switch.id]]
-    while stack:
-        nid = stack.pop()
-        if nid in seen:
-            continue
-        seen.add(nid)
-        if cg.items[nid].kind != MERGE:
-            stack.extend(_successors(cg, nid))
-    return seen
+    """Node ids reached forward from a Switch's outputs. A Merge is passed when all its inputs come from
+    one side (a cond nested in that side) and is where the walk stops otherwise (a cond's own Merge)."""
+    side_of, pending = {}, set()
+    stack = [(dst, port) for dst, _slot, port in cg.consumers[switch.id]]
+    while True:
+        while stack:
+            nid, side = stack.pop()
+            if nid in side_of:
+                if side_of[nid] != side:
+                    side_of[nid] = "both"
+                continue
+            side_of[nid] = side
+            if cg.items[nid].kind == MERGE:
+                pending.add(nid)
+            else:
+                stack.extend((d, side) for d in _successors(cg, nid))
+        for nid in sorted(pending):
+            sides = {port if src == switch.id else side_of.get(src) for src, port in cg.items[nid].in_edges}
+            if len(sides) == 1 and sides <= {0, 1}:
+                pending.discard(nid)
+                side = sides.pop()
+                stack.extend((d, side) for d in _successors(cg, nid))
+        if not stack:
+            return set(side_of)
 
 
 def _successors(cg, nid):
@@ -241,6 +267,8 @@ def _emit_side(cg, cond, side, indent, defaults):
         if child_side == side:
             for ex in cg.exits_of(child):
                 owner[ex.id] = ("frame", child)
+    if cg.with_conds:
+        cg.fold_conds(units, owner, set())  # conds nested in this branch
     keys = list(units)
     deps = {k: cg.unit_deps(k, units[k], owner) for k in keys}
     for key in cg.toposort(keys, deps):
