@@ -92,6 +92,7 @@ def _same_bits(x, y):
        a=st.integers(-50, 50), b=st.integers(-50, 50), v2=st.booleans())
 def test_random_conds_in_loops_are_bit_identical_to_the_executor(dtype, exprs, trips, a, b, v2):
     out, (n, a0, b0) = _program(dtype, exprs, v2)
+    assert "_p = " not in _source(out, [n, a0, b0])  # every cond here is well-formed: compiled to `if`s
     feeds = {n: trips, a0: a, b0: b}
     fast, fast_error = _run(out, feeds, static=True)
     slow, slow_error = _run(out, feeds, static=False)
