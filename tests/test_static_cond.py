@@ -250,3 +250,29 @@ def test_schedule_source_tags_kernel_lines_with_their_node():
     tagged = [line for line in schedule.source.split("\n") if "# @" in line]
     assert tagged and all(static.exe.items[int(line.rsplit("# @", 1)[1])].op is not None for line in tagged)
     assert "_where" not in schedule.source
+
+
+_SAFE_CASTS = [(s, d) for s in (tf.bool, tf.int8, tf.int32, tf.int64, tf.uint8, tf.uint16, tf.float16, tf.float32)
+               for d in (tf.int16, tf.int32, tf.int64, tf.float32, tf.float64)
+               if s != d and np.can_cast(s.as_numpy_dtype, d.as_numpy_dtype, "safe")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(pair=st.sampled_from(_SAFE_CASTS), bits=st.integers(0, 2**64 - 1))
+def test_inline_casts_and_integer_extrema_are_the_kernels_bit_for_bit(pair, bits):
+    """A Cast the schedule writes inline (a safe cast of a scalar: the destination type's constructor)
+    gives the kernel's bits, NaN payloads and int64 -> float64 rounding included; so do the integer
+    Maximum/Minimum."""
+    src, dst = pair
+    np_src = src.as_numpy_dtype
+    size = np.dtype(np_src).itemsize
+    value = np.array([bits % 2**(8 * size)], dtype=f"u{size}").view(np_src)[0] if src != tf.bool else bool(bits % 2)
+    tf.reset_default_graph()
+    x = tf.placeholder(src, [])
+    out = tf.while_loop(lambda i, v, m: i < 2,
+                        lambda i, v, m: (i + 1, tf.cast(x, dst) + v, tf.maximum(tf.minimum(m, i * 7 - 3), i - 1)),
+                        [0, tf.zeros([], dst), 5])
+    source = _source(out, [x])
+    assert f"t_{np.dtype(dst.as_numpy_dtype).name}(" in source and " >= " in source  # written inline
+    fast, slow = (tf.Session(config=tf.ConfigProto(static_schedule=s)).run(out, {x: value}) for s in (True, False))
+    assert all(_same_bits(a, b) for a, b in zip(fast, slow)), (fast, slow)

@@ -55,6 +55,11 @@ def inline_expression(item, refs, kernel_name, constants, defaults):
         defaults["t_false"], defaults["t_true"] = np.False_, np.True_
         (x,) = refs
         return f"(t_false if {x} else t_true) if type({x}) is t_bool else {kernel_name}({x})"
+    op_type = item.op.type
+    if op_type == "Cast":
+        return _cast(item, refs[0], kernel_name, defaults)
+    if op_type in ("Maximum", "Minimum") and kernel in (np.maximum, np.minimum):
+        return _integer_extremum(item, refs, kernel_name, defaults, ">=" if op_type == "Maximum" else "<=")
     symbol = _GUARDED.get(kernel)
     if symbol is None or len(refs) != 2:
         return None
@@ -75,3 +80,33 @@ def inline_expression(item, refs, kernel_name, constants, defaults):
         return expression
     return f"{expression} if {' and '.join(tests)} else {kernel_name}({x}, {y})"
 
+
+def _scalar_type(dtype, defaults):
+    """The numpy scalar type of `dtype`, bound in the generated function as `t_<name>`."""
+    scalar = dtype.as_numpy_dtype
+    name = f"t_{np.dtype(scalar).name}"
+    defaults[name] = scalar
+    return scalar, name
+
+
+def _cast(item, x, kernel_name, defaults):
+    """Cast (`np.asarray(x).astype(DstT)`, a scalar back as a scalar) of a numpy scalar, for the casts
+    numpy calls safe (every value of the source type has a value of the destination type, bool, ints
+    and floats only): the destination type's constructor converts the scalar by the same C cast."""
+    src, dst = item.op.inputs[0].dtype.as_numpy_dtype, item.op.get_attr("DstT").as_numpy_dtype
+    if np.dtype(src).kind not in "biuf" or np.dtype(dst).kind not in "iuf" or not np.can_cast(src, dst, "safe"):
+        return None
+    _src, src_name = _scalar_type(item.op.inputs[0].dtype, defaults)
+    _dst, dst_name = _scalar_type(item.op.get_attr("DstT"), defaults)
+    return f"{dst_name}({x}) if type({x}) is {src_name} else {kernel_name}({x})"
+
+
+def _integer_extremum(item, refs, kernel_name, defaults, keep_first):
+    """Maximum/Minimum (`np.maximum`/`np.minimum`) of two integer scalars of one type: the larger (smaller)
+    one, which is the ufunc's result exactly for integers (floats keep the ufunc: NaN and signed zeros)."""
+    scalar, name = _scalar_type(item.op.inputs[0].dtype, defaults)
+    if np.dtype(scalar).kind not in "iu":
+        return None
+    x, y = refs
+    return f"({x} if {x} {keep_first} {y} else {y}) if type({x}) is {name} and type({y}) is {name} else " \
+           f"{kernel_name}({x}, {y})"
