@@ -8,8 +8,9 @@ hand-written numpy.
 
 The static schedule does the same, in two halves:
 
-- *statically* (static_schedule.py), an input can be forwarded only if it is a local variable of
-  the generated code that no later line reads, so the value is dead once this op has run;
+- *statically* (forward_dead_inputs, on the code static_codegen.py generates), an input can be
+  forwarded only if it is a local variable of the generated code that no later line reads, so the
+  value is dead once this op has run;
 - *at run time* (here), only if no one else holds the array either: its reference count is the
   one a lone local variable gives (measured once, below, for this Python), it owns its memory
   (not a view of another array, such as a TensorArray element), it is writeable, and it already
@@ -19,6 +20,7 @@ The static schedule does the same, in two halves:
 The result is bit-for-bit what the allocating kernel computes: the same numpy ufunc, told where to
 write.
 """
+import re
 import sys
 
 import numpy as np
@@ -77,3 +79,55 @@ def _lone_local_refcount():
 
 
 _LONE_LOCAL = _lone_local_refcount()
+
+
+def forward_dead_inputs(body, defaults, forward_sites, forwarded):
+    """Give each element-wise kernel whose input variable no later line of `body` reads a kernel
+    that may write into that input (forwarding_kernel), and clear the variable after the
+    call, so that the result's buffer is again held by one variable only and the next op in a
+    chain can reuse it too. Returns the new body.
+
+    Inside a loop, "later" ends with the iteration: every variable a body line reads is assigned
+    earlier in the same iteration, except the Merges' m-variables, which the iteration's last
+    line reassigns (and reads, when a loop variable passes through unchanged). Enter parameters
+    (p) are read by every iteration and constants (c) by every run: never candidates."""
+    last_read = {}
+    for n, line in enumerate(body):
+        for name in _IDENTIFIER.findall(_ASSIGN.sub("", line, count=1)):
+            last_read[name] = n
+    out, forwarded_vars = [], set()
+    for n, line in enumerate(body):
+        out.append(line)
+        call = _CALL.match(line)
+        if call is None or call.group(2) not in forward_sites:
+            continue
+        ufunc, refs, name = forward_sites[call.group(2)]
+        candidates = tuple(k for k, r in enumerate(refs)
+                           if _FORWARDABLE_VAR.fullmatch(r) and refs.count(r) == 1 and last_read.get(r) == n)
+        if candidates:
+            kernel = defaults[call.group(2)]
+            defaults[call.group(2)] = forwarding_kernel(ufunc, kernel, candidates)
+            forwarded[name] = candidates
+            out.append(f"{call.group(1)}{' = '.join(refs[k] for k in candidates)} = None")
+            forwarded_vars.update(refs[k] for k in candidates)
+    # A loop's last line hands the next values to the Merges (`m4, = v18,`); the v-variable keeps
+    # a second reference until it is reassigned, which would stop the m-variable being reused in
+    # the next iteration: drop it once handed over.
+    for n, line in enumerate(out):
+        handover = _HANDOVER.match(line)
+        if handover is None:
+            continue
+        merges, values = handover.group(2).split(", "), handover.group(3).split(", ")
+        dropped = [v for m, v in zip(merges, values) if m in forwarded_vars and _VALUE_VAR.fullmatch(v)]
+        if dropped:
+            out.insert(n + 1, f"{handover.group(1)}{' = '.join(dropped)} = None")
+        break
+    return out
+
+
+_CALL = re.compile(r"(\s*)\w+ = (k\d+)\(")
+_HANDOVER = re.compile(r"(\s*)((?:m\d+)(?:, m\d+)*), = (.*),$")
+_VALUE_VAR = re.compile(r"[vx]\d+(_\d+)?")
+_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
+_ASSIGN = re.compile(r"^\s*[\w, ]+ = ")  # an assignment's targets, which a read check leaves out
+_FORWARDABLE_VAR = re.compile(r"[vmx]\d+(_\d+)?")

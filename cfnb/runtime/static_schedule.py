@@ -2,7 +2,7 @@
 
 The tagged-token executor (executor.py) decides at run time, token by token, what may run. For a
 loop built by `while_loop` that decision has the same answer every iteration, so it can be made
-once, when the graph is compiled. This module turns each while frame into a Python function
+once, when the graph is compiled. static_codegen.py turns each while frame into a Python function
 (generated source, one line per node) that runs the frame's iterations one after another:
 
     merges <- Enter values
@@ -13,41 +13,32 @@ once, when the graph is compiled. This module turns each while frame into a Pyth
 Dead tensors keep their meaning: a value may be the `DEAD` sentinel; Switches inside the body
 (conds) produce it, a node with a dead input is dead without running its kernel, a Merge takes
 its live input, and a frame entered with dead inputs returns dead Exits (a loop in an untaken
-branch). Nested loops are calls of the inner frame's function from the outer frame's code, once
-per outer iteration, as an inner frame instance is created per outer iteration by the executor.
+branch). A well-formed cond (Switches on one predicate, two branches, Merges) becomes a Python
+`if`/`else` that runs only the taken branch (static_cond.py), which is what the dead tokens of the
+untaken branch amount to. Nested loops are calls of the inner frame's function from the outer
+frame's code, once per outer iteration, as an inner frame instance is created per outer iteration
+by the executor.
 
 Running iterations in order is one of the schedules the executor's rules allow (it is
 `parallel_iterations=1`), so for the same graph both paths compute the same values; the tests
-check that they do. Graphs this module does not recognise (hand-built frames without a LoopCond,
+check that they do. Graphs the generator does not recognise (hand-built frames without a LoopCond,
 Exits that are not fed by a loop Switch, ...) simply keep using the executor.
 
-Because the code is known in advance, so is each variable's last read: element-wise ops whose input
-dies with them may write their result into it (buffer_forwarding.py), and the variable is cleared
-after the call so the buffer keeps a single holder.
+This module is the run-time half: it runs the generated code and, when a kernel fails, names the
+node from the failing line of the generated code (each kernel line carries its node id in a
+comment, so the generated code spends nothing on bookkeeping while nothing fails).
 """
-import re
+import itertools
 
 import numpy as np
 
 from ..framework import errors
-from . import buffer_forwarding
-from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
+from .graph_compiler import ROOT
+from .static_codegen import DEAD, LIVE, Codegen, NotStatic
 
+__all__ = ["DEAD", "LIVE", "StaticSchedule", "compile_static"]
 
-class _Dead:
-    __slots__ = ()
-
-    def __repr__(self):
-        return "DEAD"
-
-
-DEAD = _Dead()
-LIVE = True
-_ALIAS_TYPES = {"Identity", "LoopCond", "StopGradient", "Snapshot", "PreventGradient"}
-
-
-class NotStatic(Exception):
-    """The graph has a shape this compiler does not handle; the executor runs it instead."""
+_serial = itertools.count()
 
 
 class StaticSchedule:
@@ -56,12 +47,14 @@ class StaticSchedule:
     `forwarded` names the element-wise ops allowed to write their result into an input's buffer
     (node name -> input indices; see buffer_forwarding.py)."""
 
-    def __init__(self, exe, source, namespace, forwarded=None):
+    def __init__(self, exe, source, namespace, forwarded, filename, line_nodes):
         self.exe = exe
         self.source = source
         self.forwarded = forwarded or {}
         self._run = namespace["run_root"]
         self._namespace = namespace
+        self._filename = filename
+        self._line_nodes = line_nodes
 
     def call(self, feed_values):
         """Run as a function call inside a run already under way: no float-error context of its own,
@@ -69,28 +62,27 @@ class StaticSchedule:
         try:
             return self._run(feed_values)
         except errors.OpError as e:
-            raise _locate(e, self.exe, self._namespace["_where"]) from None
+            raise self._locate(e) from None
         except Exception as e:  # noqa: BLE001 - every kernel failure names its node
-            raise _locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), self.exe,
-                          self._namespace["_where"]) from e
+            raise self._locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), e) from e
 
     def progress(self):
         """[(frame name, iteration), ...] of the loops running now, outermost first. Safe to call
         from another thread while `run` is under way (a progress display reads it)."""
         frames = list(self._namespace["_frames"])
-        where = list(self._namespace["_where"])
-        return list(zip(frames, where[len(where) - len(frames):])) if frames else []
+        iters = list(self._namespace["_iters"])
+        return list(zip(frames, iters[len(iters) - len(frames):])) if frames else []
 
     def run(self, feed_values):
-        state = self._namespace["_where"]
         del self._namespace["_frames"][:]
+        del self._namespace["_iters"][:]
         try:
             with np.errstate(all="ignore"):
                 results = self._run(feed_values)
         except errors.OpError as e:
-            raise _locate(e, self.exe, state) from None
+            raise self._locate(e) from None
         except Exception as e:  # noqa: BLE001 - every kernel failure names its node
-            raise _locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), self.exe, state) from e
+            raise self._locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), e) from e
         for k, v in enumerate(results):
             if v is DEAD:
                 raise errors.InvalidArgumentError(
@@ -99,525 +91,35 @@ class StaticSchedule:
                                 f"cond branch that was not taken), so it carries no value.")
         return list(results)
 
-
-def _locate(error, exe, where):
-    node_id, frame_iters = where[0], where[1:]
-    item = exe.items[node_id] if node_id is not None and node_id >= 0 else None
-    if item is not None:
-        frame = item.frame.name
-        iteration = frame_iters[-1] if frame_iters else 0
-        place = "the root frame" if frame == ROOT else f"frame '{frame}', iteration {iteration}"
-        error.message = f"{error.message}\n  [[node {item.name} ({item.op.type if item.op else ''}) in {place}]]"
-        error.args = (error.message,)
-        error.op = item.op
-    return error
-
-
-class _Codegen:
-    def __init__(self, exe):
-        self.exe = exe
-        self.items = exe.items
-        self.consumers = [[] for _ in exe.items]      # (dst_id, slot) for data
-        self.control_consumers = [[] for _ in exe.items]
-        for item in exe.items:
-            for slot, (src, port) in enumerate(item.in_edges):
-                self.consumers[src].append((item.id, slot, port))
-            for src in item.control_in:
-                self.control_consumers[src].append(item.id)
-        self.enters_of = {}
-        for item in exe.items:
-            if not item.reachable:
-                raise NotStatic("unreachable node")
-            if item.kind == ENTER:
-                self.enters_of.setdefault(item.frame_name, []).append(item)
-        self.children_of = {}
-        for name, info in exe.frames.items():
-            if name != ROOT:
-                self.children_of.setdefault(info.parent_name, []).append(name)
-        self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0], "_frames": [],
-                          "_stuck": _stuck, "_pred_error": _pred_error}
-        self.lines = []
-        self.maybe_dead = {}     # (node_id, port) -> bool
-        self.ref = {}            # (node_id, port) -> expression
-        self.frame_fn = {}
-        self.forward_sites = {}  # kernel name -> (ufunc, input refs, node name): ops that may forward an input
-        self.forwarded = {}      # node name -> indices of the inputs whose buffer it may reuse
-        self.frame_index = {name: k for k, name in enumerate(sorted(exe.frames))}
-
-    # --- helpers ------------------------------------------------------------------------
-    def emit(self, indent, line):
-        self.lines.append("    " * indent + line)
-
-    def set_ref(self, node_id, port, expr, dead):
-        self.ref[(node_id, port)] = expr
-        self.maybe_dead[(node_id, port)] = dead
-
-    def input_refs(self, item):
-        refs = [self.ref[(src, port)] for src, port in item.in_edges]
-        dead = [self.maybe_dead[(src, port)] for src, port in item.in_edges]
-        return refs, dead
-
-    def liveness_ref(self, node_id):
-        """The expression that is DEAD iff the node was dead (for control edges)."""
-        return self.ref[(node_id, "live")], self.maybe_dead[(node_id, "live")]
-
-    def dead_test(self, item):
-        refs, dead = self.input_refs(item)
-        tests = [f"{r} is DEAD" for r, d in zip(refs, dead) if d]
-        for src in item.control_in:
-            r, d = self.liveness_ref(src)
-            if d:
-                tests.append(f"{r} is DEAD")
-        return refs, " or ".join(dict.fromkeys(tests))
-
-    # --- frame analysis -------------------------------------------------------------------
-    def analyse_loop(self, name):
-        info = self.exe.frames[name]
-        nodes = info.nodes
-        loop_conds = [it for it in nodes if it.kind == NORMAL and it.op is not None and it.op.type == "LoopCond"]
-        if len(loop_conds) != 1:
-            raise NotStatic(f"frame {name}: {len(loop_conds)} LoopCond nodes")
-        pivot = loop_conds[0]
-        merges, switches = [], []
-        for it in nodes:
-            if it.kind == MERGE and any(self.items[s].kind == NEXT for s, _ in it.in_edges):
-                srcs = [self.items[s] for s, _ in it.in_edges]
-                if len(srcs) != 2 or srcs[0].kind != ENTER or srcs[0].is_constant or srcs[1].kind != NEXT:
-                    raise NotStatic(f"loop Merge {it.name} is not Merge(Enter, NextIteration)")
-                if any(port == 1 for _, _, port in self.consumers[it.id]):
-                    raise NotStatic(f"value_index of loop Merge {it.name} is used")
-                merges.append(it)
-            elif it.kind == SWITCH and it.in_edges[1][0] == pivot.id:
-                if self.items[it.in_edges[0][0]].kind != MERGE:
-                    raise NotStatic(f"loop Switch {it.name} does not read a Merge")
-                for dst, _slot, port in self.consumers[it.id]:
-                    if port == 0 and self.items[dst].kind != EXIT:
-                        raise NotStatic(f"the false side of loop Switch {it.name} feeds a non-Exit")
-                if self.control_consumers[it.id]:
-                    raise NotStatic(f"loop Switch {it.name} has control consumers")
-                switches.append(it)
-        merge_ids = {m.id for m in merges}
-        for sw in switches:
-            if sw.in_edges[0][0] not in merge_ids:
-                raise NotStatic(f"loop Switch {sw.name} does not read a loop Merge")
-        exits = [it for it in nodes if it.kind == EXIT]
-        switch_ids = {s.id for s in switches}
-        for ex in exits:
-            src, port = ex.in_edges[0]
-            if src not in switch_ids or port != 0:
-                raise NotStatic(f"Exit {ex.name} is not fed by a loop Switch's false side")
-        for it in nodes:
-            if it.kind == MERGE and it.id not in merge_ids and any(self.items[s].kind == ENTER for s, _ in it.in_edges):
-                raise NotStatic(f"Merge {it.name} reads an Enter without a NextIteration")
-        return pivot, merges, switches, exits
-
-    def units_of(self, name):
-        """The frame's schedulable units: its own nodes and one unit per child frame."""
-        info = self.exe.frames[name]
-        units = {}
-        owner = {}
-        for it in info.nodes:
-            if it.kind == ENTER:
-                key = ("frame", it.frame_name)
-            else:
-                key = ("node", it.id)
-            units.setdefault(key, []).append(it)
-            owner[it.id] = key
-        return units, owner
-
-    def unit_deps(self, key, members, owner, skip):
-        """Units (of the same frame) that `key` depends on, through data and control edges."""
-        deps = set()
-        for it in members:
-            srcs = [s for s, _ in it.in_edges] + list(it.control_in)
-            if it.kind == MERGE and key[0] == "node" and it.id in skip:
-                continue
-            for s in srcs:
-                src_item = self.items[s]
-                if src_item.kind == EXIT:  # a child frame's output: depend on the child unit
-                    child = src_item.frame.name
-                    if ("frame", child) in self.unit_keys:
-                        deps.add(("frame", child))
-                    continue
-                if s in owner and owner[s] != key:
-                    deps.add(owner[s])
-        return deps
-
-    def toposort(self, keys, deps):
-        order, done = [], set()
-        pending = {k: set(d) & set(keys) for k, d in deps.items() if k in keys}
-        ready = [k for k in keys if not pending[k]]
-        position = {k: n for n, k in enumerate(keys)}
-        while ready:
-            ready.sort(key=position.get)
-            k = ready.pop(0)
-            order.append(k)
-            done.add(k)
-            for other in keys:
-                if other not in done and k in pending[other]:
-                    pending[other].discard(k)
-                    if not pending[other] and other not in ready:
-                        ready.append(other)
-        if len(order) != len(keys):
-            raise NotStatic("cycle within one iteration")
-        return order
-
-    # --- emitting -------------------------------------------------------------------------
-    def emit_unit(self, key, members, indent, defaults):
-        if key[0] == "frame":
-            self.emit_child_call(key[1], members, indent)
-            return
-        (item,) = members
-        self.emit_node(item, indent, defaults)
-
-    def emit_child_call(self, child, enters, indent):
-        args = []
-        any_dead = False
-        for e in enters:
-            src, port = e.in_edges[0]
-            args.append(self.ref[(src, port)])
-            any_dead = any_dead or self.maybe_dead[(src, port)]
-            for c in e.control_in:
-                r, d = self.liveness_ref(c)
-                any_dead = any_dead or d
-                # A control input on an Enter that is dead makes the Enter dead.
-                if d:
-                    args[-1] = f"(DEAD if {r} is DEAD else {args[-1]})"
-        # The frame function returns dead Exits when any input is dead: right for a loop in an untaken branch
-        # (its loop variables die with the rest), wrong when only a loop invariant may die while every loop
-        # variable is surely live (TensorFlow's graph of tf.hessians through a cond): the loop runs and only the
-        # invariant's consumers die, which the executor does token by token.
-        loop_var = [any(self.items[d].kind == MERGE for d, _s, _p in self.consumers[e.id]) for e in enters]
-        surely_live = [not self.maybe_dead[e.in_edges[0]] for e in enters]
-        if all(live for lv, live in zip(loop_var, surely_live) if lv) and \
-                any(not lv and not live for lv, live in zip(loop_var, surely_live)):
-            raise NotStatic(f"frame {child}: a loop invariant may be dead while the loop variables are live")
-        exits = [it for it in self.exe.frames[child].nodes if it.kind == EXIT]
-        fn = self.frame_fn[child]
-        outs = [f"x{ex.id}" for ex in exits]
-        target = (", ".join(outs) + ("," if len(outs) == 1 else "")) if outs else "_"
-        self.emit(indent, f"{target} = {fn}({', '.join(args)})")
-        child_dead = any_dead or self.child_pred_dead[child]
-        for ex in exits:
-            self.set_ref(ex.id, 0, f"x{ex.id}", child_dead)
-            self.set_ref(ex.id, "live", f"x{ex.id}", child_dead)
-
-    def emit_node(self, item, indent, defaults):
-        op = item.op
-        kind = item.kind
-        nid = item.id
-        if kind == FEED:
-            self.emit(indent, f"v{nid} = feeds[{item.feed_index}]")
-            self.set_ref(nid, 0, f"v{nid}", False)
-            self.set_ref(nid, "live", f"v{nid}", False)
-            return
-        if kind == RETVAL:
-            src, port = item.in_edges[0]
-            self.retvals[item.retval_index] = self.ref[(src, port)]
-            return
-        if kind == TRIGGER:
-            self.set_ref(nid, "live", "LIVE", False)
-            return
-        refs, test = self.dead_test(item)
-        if kind in (NEXT, EXIT) or (kind == NORMAL and op.type in _ALIAS_TYPES and not item.control_in):
-            # Identities: no code, consumers read the input directly.
-            src, port = item.in_edges[0]
-            self.set_ref(nid, 0, refs[0], self.maybe_dead[(src, port)])
-            self.set_ref(nid, "live", refs[0], self.maybe_dead[(src, port)])
-            return
-        if kind == NORMAL and op.type == "Const" and not test:
-            defaults[f"c{nid}"] = op.get_attr("value")
-            self.set_ref(nid, 0, f"c{nid}", False)
-            self.set_ref(nid, "live", f"c{nid}", False)
-            return
-        if kind == SWITCH:
-            self.emit(indent, f"_p = {refs[1]}")
-            if op._inputs[1].shape.ndims != 0:  # TensorFlow's SwitchOp refuses a non-scalar predicate
-                self.emit(indent, f"if _p is not DEAD and np.ndim(_p) != 0: _pred_error(_p, {nid}, _where)")
-            if test:
-                self.emit(indent, f"if {test}:")
-                self.emit(indent + 1, f"v{nid}_0 = v{nid}_1 = DEAD")
-                self.emit(indent, "elif _p:")
-            else:
-                self.emit(indent, "if _p:")
-            self.emit(indent + 1, f"v{nid}_0, v{nid}_1 = DEAD, {refs[0]}")
-            self.emit(indent, "else:")
-            self.emit(indent + 1, f"v{nid}_0, v{nid}_1 = {refs[0]}, DEAD")
-            self.set_ref(nid, 0, f"v{nid}_0", True)
-            self.set_ref(nid, 1, f"v{nid}_1", True)
-            self.set_ref(nid, "live", refs[0], self.maybe_dead[item.in_edges[0]])
-            return
-        if kind == MERGE and len(refs) == 2 and not any(port == 1 for _, _, port in self.consumers[nid]):
-            # A cond's two-way Merge whose value_index nobody reads: the first live input, inline.
-            self.emit(indent, f"v{nid}_0 = {refs[0]} if {refs[0]} is not DEAD else {refs[1]}")
-            all_dead = all(self.maybe_dead[e] for e in item.in_edges)
-            self.set_ref(nid, 0, f"v{nid}_0", all_dead)
-            self.set_ref(nid, "live", f"v{nid}_0", all_dead)
-            return
-        if kind == MERGE:
-            # The first live input wins, as the first live edge does in TensorFlow's executor.
-            self.emit(indent, f"_live = [_k for _k, _v in enumerate(({', '.join(refs)},)) if _v is not DEAD]")
-            self.emit(indent, f"v{nid}_0 = ({', '.join(refs)},)[_live[0]] if _live else DEAD")
-            self.emit(indent, f"v{nid}_1 = np.int32(_live[0]) if _live else DEAD")
-            all_dead = all(self.maybe_dead[e] for e in item.in_edges) and bool(item.in_edges)
-            self.set_ref(nid, 0, f"v{nid}_0", all_dead)
-            self.set_ref(nid, 1, f"v{nid}_1", all_dead)
-            self.set_ref(nid, "live", f"v{nid}_0", all_dead)
-            return
-        if kind == NORMAL and op.type == "Const":
-            defaults[f"c{nid}"] = op.get_attr("value")
-            self.emit(indent, f"v{nid} = DEAD if {test} else c{nid}")
-            self.set_ref(nid, 0, f"v{nid}", True)
-            self.set_ref(nid, "live", f"v{nid}", True)
-            return
-        if kind == NORMAL and op.type in _ALIAS_TYPES:
-            self.emit(indent, f"v{nid} = DEAD if {test} else {refs[0]}" if test else f"v{nid} = {refs[0]}")
-            self.set_ref(nid, 0, f"v{nid}", bool(test))
-            self.set_ref(nid, "live", f"v{nid}", bool(test))
-            return
-        if kind != NORMAL:
-            raise NotStatic(f"node kind of {item.name}")
-        # An ordinary kernel call.
-        defaults[f"k{nid}"] = item.kernel
-        ufunc = buffer_forwarding.UFUNCS.get(op.type)
-        # A rank-0 result is a numpy scalar, never a buffer: not worth a run-time check.
-        if (ufunc is not None and len(refs) == 2 and item.num_outputs == 1 and not item.multi_output
-                and op.outputs[0].shape.ndims != 0):
-            self.forward_sites[f"k{nid}"] = (ufunc, refs, item.name)
-        call = f"k{nid}({', '.join(refs)})"
-        n_out = item.num_outputs
-        if item.multi_output:
-            targets = [f"v{nid}_{p}" for p in range(n_out)]
-            assign = (", ".join(targets) + ("," if n_out == 1 else "")) if n_out else "_"
-        else:
-            targets = [f"v{nid}"] if n_out else []
-            assign = targets[0] if n_out else "_"
-        live_var = f"v{nid}" if not item.multi_output and n_out else f"l{nid}"
-        if test:
-            self.emit(indent, f"if {test}:")
-            self.emit(indent + 1, " = ".join(targets + ([live_var] if live_var not in targets else [])) + " = DEAD")
-            self.emit(indent, "else:")
-            body_indent = indent + 1
-        else:
-            body_indent = indent
-        self.emit(body_indent, f"_where[0] = {nid}")
-        self.emit(body_indent, f"{assign} = {call}")
-        if live_var not in targets:
-            self.emit(body_indent, f"{live_var} = LIVE")
-        switch_n = op.type == "_SwitchN"  # an N-way Switch: its kernel leaves the untaken outputs empty
-        for t in targets if switch_n else ():
-            self.emit(body_indent, f"{t} = DEAD if {t} is None else {t}")
-        for p, t in enumerate(targets):
-            self.set_ref(nid, p, t, bool(test) or switch_n)
-        self.set_ref(nid, "live", live_var, bool(test))
-
-    # --- frames ---------------------------------------------------------------------------
-    def emit_frame(self, name):
-        """Emit the function for frame `name` (children first)."""
-        for child in sorted(self.children_of.get(name, [])):
-            self.emit_frame(child)
-        units, owner = self.units_of(name)
-        self.unit_keys = set(units)
-        defaults = {}
-        fn = f"frame_{self.frame_index[name]}"
-        self.frame_fn[name] = fn
-        if name == ROOT:
-            self.retvals = [None] * len(self.exe.fetch_names)
-            body = []
-            start = len(self.lines)
-            keys = list(units)
-            deps = {k: self.unit_deps(k, units[k], owner, set()) for k in keys}
-            for key in self.toposort(keys, deps):
-                self.emit_unit(key, units[key], 1, defaults)
-            body = self.lines[start:]
-            del self.lines[start:]
-            returns = "".join(r + ", " for r in self.retvals)
-            self.emit_def("run_root", ["feeds"], defaults, body + [f"    return ({returns})"])
-            return
-        enters = self.enters_of[name]
-        pivot, merges, switches, exits = self.analyse_loop(name)
-        for e in enters:
-            self.set_ref(e.id, 0, f"p{e.id}", False)
-            self.set_ref(e.id, "live", f"p{e.id}", False)
-        merge_of_switch = {sw.id: sw.in_edges[0][0] for sw in switches}
-        for m in merges:
-            self.set_ref(m.id, 0, f"m{m.id}", False)
-            self.set_ref(m.id, "live", f"m{m.id}", False)
-        for sw in switches:
-            self.set_ref(sw.id, 1, f"m{merge_of_switch[sw.id]}", False)
-            self.set_ref(sw.id, "live", f"m{merge_of_switch[sw.id]}", False)
-        # Units downstream of the loop Switches' true side form the body.
-        switch_ids = {sw.id for sw in switches}
-        structural = switch_ids | {m.id for m in merges} | {ex.id for ex in exits}
-        body_units = set()
-        frontier = [dst for sw in switches for dst, _slot, port in self.consumers[sw.id] if port == 1]
-        while frontier:
-            nid = frontier.pop()
-            if nid not in owner or nid in structural:
-                continue
-            key = owner[nid]
-            if key in body_units:
-                continue
-            body_units.add(key)
-            members = units[key]
-            outs = []
-            if key[0] == "frame":
-                for ex in (it for it in self.exe.frames[key[1]].nodes if it.kind == EXIT):
-                    outs.extend(d for d, _s, _p in self.consumers[ex.id])
-                    outs.extend(self.control_consumers[ex.id])
-            else:
-                for it in members:
-                    outs.extend(d for d, _s, _p in self.consumers[it.id] if self.items[d].kind != MERGE
-                                or self.items[it.id].kind != NEXT)
-                    outs.extend(self.control_consumers[it.id])
-            frontier.extend(outs)
-        keys = [k for k in units if not (k[0] == "node" and k[1] in structural)]
-        deps = {k: self.unit_deps(k, units[k], owner, set()) for k in keys}
-        for k in keys:
-            deps[k] = {d for d in deps[k] if not (d[0] == "node" and d[1] in structural)}
-        pre_keys = [k for k in keys if k not in body_units]
-        body_keys = [k for k in keys if k in body_units]
-        for k in pre_keys:
-            if deps[k] & body_units:
-                raise NotStatic("the loop condition depends on the body within one iteration")
-        pre_order = self.toposort(pre_keys, deps)
-        body_order = self.toposort(body_keys, {k: deps[k] - set(pre_keys) for k in body_keys})
-        slot = len(self.lines)
-        for key in pre_order:
-            self.emit_unit(key, units[key], 2, defaults)
-        pre_lines = self.lines[slot:]
-        del self.lines[slot:]
-        pred_ref, pred_dead = self.ref[(pivot.id, 0)], self.maybe_dead[(pivot.id, 0)]
-        self.child_pred_dead[name] = pred_dead
-        for key in body_order:
-            self.emit_unit(key, units[key], 2, defaults)
-        body_lines = self.lines[slot:]
-        del self.lines[slot:]
-        exit_refs = [f"m{merge_of_switch[ex.in_edges[0][0]]}" for ex in exits]
-        next_refs, next_dead = [], []
-        for m in merges:
-            nxt = self.items[m.in_edges[1][0]]
-            src, port = nxt.in_edges[0]
-            next_refs.append(self.ref[(src, port)])
-            next_dead.append(self.maybe_dead[(src, port)])
-        params = [f"p{e.id}" for e in enters]
-        ret_dead = "(" + "DEAD, " * len(exits) + ")"
-        code = []
-        if params:
-            code.append(f"    if {' or '.join(p + ' is DEAD' for p in params)}:")
-            code.append(f"        return {ret_dead}")
-        for m in merges:
-            code.append(f"    m{m.id} = p{m.in_edges[0][0]}")
-        code.append("    _where.append(0)")
-        code.append(f"    _frames.append({name!r})")
-        code.append("    while True:")
-        code.extend(pre_lines)
-        if pred_dead:
-            code.append(f"        if {pred_ref} is DEAD:")
-            code.append("            _where.pop()")
-            code.append("            _frames.pop()")
-            code.append(f"            return {ret_dead}")
-        if pivot.op._inputs[0].shape.ndims != 0:
-            code.append(f"        if np.ndim({pred_ref}) != 0: _pred_error({pred_ref}, {pivot.id}, _where)")
-        code.append(f"        if not {pred_ref}:")
-        code.append("            _where.pop()")
-        code.append("            _frames.pop()")
-        code.append(f"            return ({''.join(r + ', ' for r in exit_refs)})")
-        code.extend(body_lines)
-        for r, d in zip(next_refs, next_dead):
-            if d:
-                code.append(f"        if {r} is DEAD:")
-                code.append("            _stuck()")
-        if merges:
-            code.append(f"        {', '.join(f'm{m.id}' for m in merges)}, = {', '.join(next_refs)},")
-        code.append("        _where[-1] += 1")
-        self.emit_def(fn, params, defaults, code)
-
-    def forward_dead_inputs(self, defaults, body):
-        """Give each element-wise kernel whose input variable no later line of `body` reads a kernel
-        that may write into that input (buffer_forwarding.py), and clear the variable after the
-        call, so that the result's buffer is again held by one variable only and the next op in a
-        chain can reuse it too. Returns the new body.
-
-        Inside a loop, "later" ends with the iteration: every variable a body line reads is assigned
-        earlier in the same iteration, except the Merges' m-variables, which the iteration's last
-        line reassigns (and reads, when a loop variable passes through unchanged). Enter parameters
-        (p) are read by every iteration and constants (c) by every run: never candidates."""
-        last_read = {}
-        for n, line in enumerate(body):
-            for name in _IDENTIFIER.findall(_ASSIGN.sub("", line, count=1)):
-                last_read[name] = n
-        out, forwarded_vars = [], set()
-        for n, line in enumerate(body):
-            out.append(line)
-            call = _CALL.match(line)
-            if call is None or call.group(2) not in self.forward_sites:
-                continue
-            ufunc, refs, name = self.forward_sites[call.group(2)]
-            candidates = tuple(k for k, r in enumerate(refs)
-                               if _FORWARDABLE_VAR.fullmatch(r) and refs.count(r) == 1 and last_read.get(r) == n)
-            if candidates:
-                kernel = defaults[call.group(2)]
-                defaults[call.group(2)] = buffer_forwarding.forwarding_kernel(ufunc, kernel, candidates)
-                self.forwarded[name] = candidates
-                out.append(f"{call.group(1)}{' = '.join(refs[k] for k in candidates)} = None")
-                forwarded_vars.update(refs[k] for k in candidates)
-        # A loop's last line hands the next values to the Merges (`m4, = v18,`); the v-variable keeps
-        # a second reference until it is reassigned, which would stop the m-variable being reused in
-        # the next iteration: drop it once handed over.
-        for n, line in enumerate(out):
-            handover = _HANDOVER.match(line)
-            if handover is None:
-                continue
-            merges, values = handover.group(2).split(", "), handover.group(3).split(", ")
-            dropped = [v for m, v in zip(merges, values) if m in forwarded_vars and _VALUE_VAR.fullmatch(v)]
-            if dropped:
-                out.insert(n + 1, f"{handover.group(1)}{' = '.join(dropped)} = None")
-            break
-        return out
-
-    def emit_def(self, fn, params, defaults, body):
-        body = self.forward_dead_inputs(defaults, body)
-        names = sorted(defaults)
-        for n in names:
-            self.namespace[f"{fn}__{n}"] = defaults[n]
-        sig = ", ".join(params + [f"{n}={fn}__{n}" for n in names])
-        self.lines.append(f"def {fn}({sig}):")
-        self.lines.extend(body)
-        self.lines.append("")
-
-    def build(self):
-        self.child_pred_dead = {}
-        self.emit_frame(ROOT)
-        source = "\n".join(self.lines)
-        code = compile(source, "<cfnb static schedule>", "exec")
-        exec(code, self.namespace)  # noqa: S102 - our own generated code
-        return StaticSchedule(self.exe, source, self.namespace, self.forwarded)
-
-
-_CALL = re.compile(r"(\s*)\w+ = (k\d+)\(")
-_HANDOVER = re.compile(r"(\s*)((?:m\d+)(?:, m\d+)*), = (.*),$")
-_VALUE_VAR = re.compile(r"[vx]\d+(_\d+)?")
-_IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
-_ASSIGN = re.compile(r"^\s*[\w, ]+ = ")  # an assignment's targets, which a read check leaves out
-_FORWARDABLE_VAR = re.compile(r"[vmx]\d+(_\d+)?")
-
-
-def _stuck():
-    raise errors.InternalError(None, None, "A loop's NextIteration was dead while its predicate was true: the next "
-                                           "iteration could never start.")
-
-
-def _pred_error(p, node_id, where):
-    """TensorFlow's SwitchOp check: a predicate must be a scalar (reported at the Switch or LoopCond)."""
-    where[0] = node_id
-    raise errors.InvalidArgumentError(None, None, f"The second input must be a scalar, but it has shape "
-                                                  f"{list(np.shape(p))}")
+    def _locate(self, error, cause=None):
+        """`error` with the failing node, its frame and iteration appended, as the executor reports them.
+        The node is the one tagged on the innermost line of this schedule's code in the traceback."""
+        node_id = None
+        tb = (cause if cause is not None else error).__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self._filename:
+                node_id = self._line_nodes.get(tb.tb_lineno)
+            tb = tb.tb_next
+        iters = self._namespace["_iters"]
+        item = self.exe.items[node_id] if node_id is not None else None
+        if item is not None:
+            frame = item.frame.name
+            iteration = iters[-1] if iters else 0
+            place = "the root frame" if frame == ROOT else f"frame '{frame}', iteration {iteration}"
+            error.message = f"{error.message}\n  [[node {item.name} ({item.op.type if item.op else ''}) in {place}]]"
+            error.args = (error.message,)
+            error.op = item.op
+        return error
 
 
 def compile_static(exe):
     """A StaticSchedule for `exe`, or None when its shape is one the executor must run."""
     try:
-        return _Codegen(exe).build()
+        source, namespace, forwarded = Codegen(exe).build()
     except NotStatic:
         return None
+    filename = f"<cfnb static schedule {next(_serial)}>"
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    line_nodes = {n: int(line.rsplit("# @", 1)[1]) for n, line in enumerate(source.split("\n"), start=1)
+                  if "# @" in line}
+    return StaticSchedule(exe, source, namespace, forwarded, filename, line_nodes)
