@@ -102,6 +102,8 @@ class Calls:
                     return cfnb.reduce_sum(args[0]) + (args[1] if len(args) > 1 else 0)
             if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
                 return self._numpy_call(line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
+            if isinstance(getattr(fn, "__self__", None), np.ndarray) and _has_tensor(args, kwargs):
+                return self._array_method(line, fn, args, kwargs)
             if self.depth and _is_random(fn):
                 raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
                                       f"not on every iteration: draw all the numbers before the loop "
@@ -134,6 +136,17 @@ class Calls:
         for g, n in counts.items():
             self.numpy_ops.update(g._ops[n:])
         return out
+
+    def _array_method(self, line, fn, args, kwargs):
+        """`X.dot(t)`, `X.reshape(n, 1)` on a notebook ndarray with a tensor argument: ndarray's C
+        method would ask the tensor for its value, so the method of the tensor `constant(X)` (the
+        same ndarray methods, numpy_dispatch.py) builds the op instead."""
+        name = getattr(fn, "__name__", "?")
+        method = getattr(cfnb.Tensor, name, None)
+        if method is None or name.startswith("_"):
+            raise CellError(line, f"the array method .{name}(...) has no graph form with a loop value as its "
+                                  f"argument: compute it before the loop, or use numpy functions on the array")
+        return self._numpy_call(line, getattr(self.constant(fn.__self__), name), args, kwargs)
 
     def _math(self, line, fn, args, kwargs):
         name = getattr(fn, "__name__", "?")
@@ -208,8 +221,7 @@ class Calls:
         if isinstance(value, Accumulator):
             raise CellError(line, "indexing a list grown in a loop: read it after the cell (or keep the values in "
                                   "an array)")
-        if isinstance(value, (list, tuple, np.ndarray)) and _has_tensor(index if isinstance(index, tuple)
-                                                                        else (index,)):
+        if isinstance(value, (list, tuple, np.ndarray)) and _has_tensor(_index_parts(index)):
             if isinstance(value, (list, tuple)) and not all(isinstance(x, (int, float, bool)) for x in value):
                 raise CellError(line, "a list indexed by a graph value must hold numbers only")
             value = self.constant(value)
@@ -222,6 +234,14 @@ class Calls:
     def fstring(self, parts, line):
         parts = [p if isinstance(p, str) else p for p in parts]
         return FString(parts)
+
+
+def _index_parts(index):
+    """The parts of an index, the bounds of its slices included (`X[:2 * n]`)."""
+    parts = []
+    for k in index if isinstance(index, tuple) else (index,):
+        parts.extend((k.start, k.stop, k.step) if isinstance(k, slice) else (k,))
+    return parts
 
 
 # --- builtins on tensors --------------------------------------------------------------------------

@@ -166,6 +166,15 @@ NUMPY_CELLS = {
     "np_readme_example": "xs = np.array([3.0, -1.0, 4.0, 1.0, -5.0])\ntotal, kept = 0.0, []\nfor x in xs:\n"
                          "    if x < 0:\n        continue\n    kept.append(x)\n    total += np.sqrt(x)\n"
                          "    print('x =', x, 'total =', total)",
+    # ndarray's own methods with a loop value as argument (issue 8: ndarray.dot never dispatches)
+    "np_ndarray_dot_method": "M2 = np.array([[1.0, 2.0], [3.0, 4.0]])\nv = np.array([1.0, 1.0])\nfor i in range(3):\n"
+                             "    v = M2.dot(v) / 10",
+    "np_ndarray_reshape_tensor_dims": "Y = np.arange(6.0)\ns = 0.0\nfor n in range(1, 4):\n"
+                                      "    s = s + Y[:2 * n].reshape(n, 2).sum()",
+    "np_ndarray_sum_tensor_axis": "M2 = np.arange(6.0).reshape(2, 3)\nt = 0.0\nfor k in range(2):\n"
+                                  "    t = t + M2.sum(axis=k).max()",
+    "np_ndarray_methods_nested": "M2 = np.arange(6.0).reshape(2, 3)\nv = np.ones(3)\nfor k in range(2):\n"
+                                 "    v = v + M2.T.dot(M2.dot(v)) * 0.01",
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}
