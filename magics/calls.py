@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 import cfnb
+from cfnb.framework import dtype_rules
 
 from .errors import CellError
 from .lists import Accumulator
@@ -158,7 +159,7 @@ class Calls:
                 if isinstance(a, cfnb.Tensor) and not a.dtype.is_floating else a for a in args]
         out = impl(*args, **kwargs)
         self.python_ops.add(out.op)  # math's functions return Python numbers
-        return out
+        return dtype_rules.mark_weak(out)
 
     def _range(self, line, args):
         from .iteration import _Range
@@ -180,7 +181,7 @@ class Calls:
                 raise CellError(line, "len() of a 0-d value (a number)")
             if x.shape.ndims is not None and x.shape.as_list()[0] is not None:
                 return x.shape.as_list()[0]
-            return cfnb.shape(x, out_type=cfnb.int64)[0]
+            return dtype_rules.mark_weak(cfnb.shape(x, out_type=cfnb.int64)[0])
         return len(x)
 
     # --- print -------------------------------------------------------------------------------
@@ -224,7 +225,9 @@ class Calls:
         if isinstance(value, (list, tuple, np.ndarray)) and _has_tensor(_index_parts(index)):
             if isinstance(value, (list, tuple)) and not all(isinstance(x, (int, float, bool)) for x in value):
                 raise CellError(line, "a list indexed by a graph value must hold numbers only")
-            value = self.constant(value)
+            python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
+            item = self.constant(value)[index]
+            return dtype_rules.mark_weak(item) if python and not isinstance(index, slice) else item
         return value[index]
 
     @staticmethod
@@ -270,7 +273,7 @@ def _minmax(reduce_fn, pair_fn, name):
 def _float(rt, line, x=0.0):
     out = cfnb.identity(cfnb.cast(x, cfnb.float64 if rt.options.dtypes == "numpy" else cfnb.float32))
     rt.python_ops.add(out.op)  # float(...) is a Python float whatever went in
-    return out
+    return dtype_rules.mark_weak(out)
 
 
 def _int(rt, line, x=0):
@@ -278,14 +281,14 @@ def _int(rt, line, x=0):
         x = cfnb.sign(x) * cfnb.floor(cfnb.abs(x))  # toward zero, as Python's int()
     out = cfnb.identity(cfnb.cast(x, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32))
     rt.python_ops.add(out.op)
-    return out
+    return dtype_rules.mark_weak(out)
 
 
 def _round(rt, line, x, ndigits=None):
     if ndigits is not None:
         raise CellError(line, "round(x, ndigits) of a graph value is not supported: use np.round(x, ndigits)")
     out = np.round(x) if hasattr(cfnb.Tensor, "__array_ufunc__") else cfnb.floor(x + 0.5)
-    return cfnb.cast(out, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32)
+    return dtype_rules.mark_weak(cfnb.cast(out, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32))
 
 
 def _refuse(name, instead):

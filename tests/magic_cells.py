@@ -175,6 +175,25 @@ NUMPY_CELLS = {
                                   "    t = t + M2.sum(axis=k).max()",
     "np_ndarray_methods_nested": "M2 = np.arange(6.0).reshape(2, 3)\nv = np.ones(3)\nfor k in range(2):\n"
                                  "    v = v + M2.T.dot(M2.dot(v)) * 0.01",
+    # Python numbers promote as weak scalars (NEP 50): a float32/int32/float16 array stays so (issue 8)
+    'np_float32_times_range_counter': 'v = np.ones(3, dtype=np.float32)\nfor i in range(3):\n    v = v * 0.5 + i',
+    'np_int32_times_range_counter': 'v = np.ones(3, dtype=np.int32)\nfor i in range(4):\n    v = v * 2 + i',
+    'np_float16_times_range_counter': 'v = np.ones(3, dtype=np.float16)\nfor i in range(3):\n    v = v * 0.5 + i',
+    'np_python_float_accumulates_float32_items': 'xs = np.array([1.5, 2.5, -1.0], dtype=np.float32)\n'
+                                                 's = 0.0\nfor x in xs:\n    s = s + x',
+    'np_python_int_accumulates_int32_items': 'xs = np.array([1, 2, 3], dtype=np.int32)\ns = 0\nfor x in xs:\n'
+                                             '    s += x * 2',
+    'np_float32_plus_python_float_accumulator': 'v = np.ones(2, dtype=np.float32)\na = 0.0\nfor i in range(3):\n'
+                                                '    a = a + 0.25 * i\n    v = v + a',
+    'np_float32_while_python_counter': 'v = np.ones(2, dtype=np.float32)\nk = 0\nwhile k < 4:\n    v = v / 2 + k\n'
+                                       '    k += 1',
+    'np_float32_in_branches_python_numbers': 'v = np.zeros(2, dtype=np.float32)\nfor i in range(4):\n'
+                                             '    if i % 2 == 0:\n        v = v + i * 0.5\n    else:\n'
+                                             '        v = v - float(i)',
+    'np_float32_times_list_items': 'v = np.ones(3, dtype=np.float32)\nfor x in [1, 2, 3]:\n    v = v * x',
+    'np_float32_scalar_times_counter': 's = np.float32(1.0)\nfor i in range(3):\n    s = s * 2 + i',
+    'np_float32_nested_counters': 'v = np.ones(2, dtype=np.float32)\nfor i in range(3):\n    for j in range(2):\n'
+                                  '        v = v + i * j',
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}
