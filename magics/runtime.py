@@ -14,6 +14,7 @@ import numpy as np
 import cfnb
 from cfnb.framework import dtype_rules
 from cfnb.framework.func_graph import FuncGraph
+from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from .calls import Calls, FString, tensors_in
 from .errors import CellError
@@ -112,6 +113,8 @@ class Runtime(Calls, ForLoops):
     def assign(self, name, v, line):
         if isinstance(v, FString):
             v = v.python(line)
+        if name.startswith("__k_") and isinstance(v, cfnb.Tensor):
+            v.op._attrs.pop(PYTHON_INT_ATTR, None)  # a `for` loop's own counter stays below its length
         if name in self.grad_names and self.depth == 0 and not isinstance(v, cfnb.Tensor):
             v = self.value(v)  # --grad differentiates with respect to this very tensor
         if isinstance(v, cfnb.Tensor) and name not in self.first and v.graph is self.graph and self.depth == 0:

@@ -133,3 +133,29 @@ def test_help_shows_usage_and_two_examples(clean):
     assert doc.count("    %%whileloop") == 2
     for words in ("--grad <OUT:IN[,IN...]>", "--dtypes", "int64", "float64", "What converts", "What is refused"):
         assert words in doc
+
+
+@pytest.mark.parametrize("form", ["lowered", "functional"])
+@pytest.mark.parametrize("cell,line,iteration,expression", [
+    ("p = 1\nfor i in range(70):\n    p = p * 2", 3, 63, "4611686018427387904 * 2 = 9223372036854775808"),
+    ("s = 2**62\nfor i in range(3):\n    s = s + 2**61", 3, 2, "6917529027641081856 + 2305843009213693952"),
+    ("s = -(2**62)\nk = 0\nwhile k < 5:\n    s -= 2**61\n    k += 1", 4, 3,
+     "-9223372036854775808 - 2305843009213693952"),
+    ("p = 3\nk = 0\nwhile k < 3:\n    p = p ** 20\n    k += 1", 4, 2, "3486784401 ** 20 = a number of 191 digits"),
+])
+def test_python_int_overflow_is_an_error_never_a_wrapped_value(clean, form, cell, line, iteration, expression):
+    """Plain Python's ints are unbounded; the graph's are int64: past 2**63 the cell stops, at its line."""
+    error = fails(clean, cell, f"--no-display --form {form}")
+    assert error.kind == "OverflowError" and error.line == line, (error.kind, error.line, error.message)
+    assert expression in error.message and "Python's ints are unbounded" in error.message, error.message
+    assert f"iteration {iteration} of the loop at line" in error.message, error.message
+
+
+def test_numpy_int64_values_still_wrap_as_in_numpy(clean):
+    cell = "v = np.array([2**62])\nx = np.int64(2**62)\nfor i in range(2):\n    v = v * 2\n    x = x + x"
+    clean.run_cell_magic("whileloop", "--no-display", cell)
+    with np.errstate(over="ignore"):
+        ns = {"np": np}
+        exec(cell, ns)  # noqa: S102 - the test's own cell
+    assert clean.user_ns["v"].tolist() == ns["v"].tolist() == [0] and clean.user_ns["x"] == ns["x"] == 0
+    assert type(clean.user_ns["x"]) is np.int64

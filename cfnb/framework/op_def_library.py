@@ -57,8 +57,7 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
             converted.append(t)
         op = g.create_op(op_type, converted, attrs, name=scope)
         if numpy_rules is not None:  # Python numbers in, a Python number out (weak scalars, numpy_rules.py)
-            numpy_rules.mark_result(op_type, [t for (arg, _), t in zip(inputs, converted) if arg in same]
-                                    or converted, op.outputs)
+            numpy_rules.mark_result(op, [t for (arg, _), t in zip(inputs, converted) if arg in same] or converted)
         return op
 
 

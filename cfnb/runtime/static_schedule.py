@@ -30,6 +30,7 @@ import re
 import numpy as np
 
 from ..framework import errors
+from ..ops import int_overflow
 from . import buffer_forwarding
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 
@@ -85,7 +86,7 @@ class StaticSchedule:
         state = self._namespace["_where"]
         del self._namespace["_frames"][:]
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore", over="call", call=int_overflow.overflow_call):
                 results = self._run(feed_values)
         except errors.OpError as e:
             raise _locate(e, self.exe, state) from None
@@ -135,7 +136,7 @@ class _Codegen:
             if name != ROOT:
                 self.children_of.setdefault(info.parent_name, []).append(name)
         self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_where": [None, 0], "_frames": [],
-                          "_stuck": _stuck, "_pred_error": _pred_error}
+                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
         self.ref = {}            # (node_id, port) -> expression
@@ -370,6 +371,10 @@ class _Codegen:
             raise NotStatic(f"node kind of {item.name}")
         # An ordinary kernel call.
         defaults[f"k{nid}"] = item.kernel
+        if getattr(item.kernel, "unchecked", None) is not None and op.type in int_overflow.SCALAR_REPORTED:
+            # Python-int arithmetic: numpy reports the overflow (overflow_call), so the plain kernel runs.
+            defaults[f"k{nid}"] = item.kernel.unchecked
+            self.namespace["_python_int_nodes"][nid] = (op.type, tuple(refs))
         ufunc = buffer_forwarding.UFUNCS.get(op.type)
         # A rank-0 result is a numpy scalar, never a buffer: not worth a run-time check.
         if (ufunc is not None and len(refs) == 2 and item.num_outputs == 1 and not item.multi_output
