@@ -18,6 +18,7 @@ from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from .calls import Calls, FString, tensors_in
 from .errors import CellError
+from .items import ItemAssignment
 from .iteration import ForLoops
 from .lists import Accumulator, accumulator_for, flows_in, rebuild_flows
 
@@ -38,7 +39,7 @@ class _UndefinedUse(Exception):
     pass
 
 
-class Runtime(Calls, ForLoops):
+class Runtime(Calls, ForLoops, ItemAssignment):
     """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
 
     def __init__(self, options, graph):

@@ -114,6 +114,7 @@ PYTHON_CELLS = {
     "chained_assignment": "a = b = 0\nfor i in range(3):\n    a = b = a + i",
     "nested_break_and_continue": "c = 0\nfor i in range(5):\n    if i == 1:\n        continue\n    for j in range(5):\n"
                                  "        if j > i:\n            break\n        c += j",
+    'setitem_list_outside_loop': 'ys = [0, 0, 0]\nys[1] = 5\nt = 0\nfor y in ys:\n    t += y',
 }
 
 NUMPY_CELLS = {
@@ -194,6 +195,19 @@ NUMPY_CELLS = {
     'np_float32_scalar_times_counter': 's = np.float32(1.0)\nfor i in range(3):\n    s = s * 2 + i',
     'np_float32_nested_counters': 'v = np.ones(2, dtype=np.float32)\nfor i in range(3):\n    for j in range(2):\n'
                                   '        v = v + i * j',
+    # a[k] = v and a[k] += v in a loop: a functional update, an ndarray afterwards (issue 8)
+    'np_setitem_running_sum': 'x = np.arange(5.0)\nacc = np.zeros_like(x)\nfor i in range(1, 5):\n'
+                              '    acc[i] = acc[i-1] + x[i]',
+    'np_setitem_casts_to_int': 'c = np.zeros(4, dtype=np.int64)\nfor i in range(4):\n'
+                               '    c[i] = i * 2.7',
+    'np_setitem_augmented_float32': 'a = np.ones(5, dtype=np.float32)\nfor i in range(5):\n'
+                                    '    a[i] += i * 0.5',
+    'np_setitem_row_slice': 'M = np.zeros((3, 3))\nfor i in range(3):\n'
+                            '    M[i, :i + 1] = i + 1.0',
+    'np_setitem_in_branch': 'a = np.zeros(4)\na[0] = 1.0\nfor i in range(1, 4):\n'
+                            '    a[i] = a[i - 1] * 3\n    if a[i] > 5:\n        a[i] = 5.0',
+    'np_setitem_fibonacci_while': 'fib = np.zeros(10, dtype=np.int64)\nfib[1] = 1\nk = 2\n'
+                                  'while k < 10:\n    fib[k] = fib[k - 1] + fib[k - 2]\n    k += 1',
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}
