@@ -119,6 +119,8 @@ class Calls:
                 return builtin(self, line, *args, **kwargs)
             if getattr(fn, "__module__", None) == "math" or fn in _MATH_FUNCTIONS:
                 return self._math(line, fn, args, kwargs)
+            if fn in (np.array, np.asarray) and args and isinstance(args[0], (list, tuple)):
+                return self._array_of(line, args[0], *args[1:], **kwargs)
             if _is_numpy(fn):
                 return self._numpy_call(line, fn, args, kwargs)
             return fn(*args, **kwargs)
@@ -148,6 +150,23 @@ class Calls:
             raise CellError(line, f"the array method .{name}(...) has no graph form with a loop value as its "
                                   f"argument: compute it before the loop, or use numpy functions on the array")
         return self._numpy_call(line, getattr(self.constant(fn.__self__), name), args, kwargs)
+
+    def _array_of(self, line, items, dtype=None):
+        """`np.array([a, b])` of loop values: np.stack of the items (nested lists stack again), in the dtype
+        numpy's array constructor finds (Python numbers as int64/float64: not weak here, as in numpy)."""
+        flat = cfnb.nest.flatten(list(items))
+        if dtype is None:
+            dtype = np.result_type(*[np.dtype(v.dtype.as_numpy_dtype) if isinstance(v, cfnb.Tensor)
+                                     else np.asarray(v).dtype for v in flat])
+        dtype = cfnb.as_dtype(np.dtype(dtype))
+
+        def build(x):
+            if isinstance(x, (list, tuple)):
+                return cfnb.stack([build(v) for v in x])
+            return cfnb.cast(x, dtype) if isinstance(x, cfnb.Tensor) else cfnb.constant(x, dtype=dtype)
+        out = build(list(items))
+        self.numpy_ops.add(out.op)  # an ndarray in plain Python
+        return out
 
     def _math(self, line, fn, args, kwargs):
         name = getattr(fn, "__name__", "?")

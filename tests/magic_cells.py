@@ -208,6 +208,13 @@ NUMPY_CELLS = {
                             '    a[i] = a[i - 1] * 3\n    if a[i] > 5:\n        a[i] = 5.0',
     'np_setitem_fibonacci_while': 'fib = np.zeros(10, dtype=np.int64)\nfib[1] = 1\nk = 2\n'
                                   'while k < 10:\n    fib[k] = fib[k - 1] + fib[k - 2]\n    k += 1',
+    # np.array of loop values: np.stack in numpy's array dtype
+    "np_array_of_loop_values_into_row": "M3 = np.zeros((3, 2))\nfor i in range(3):\n"
+                                        "    M3[i] = np.array([i, -i]) * 1.5",
+    "np_array_of_loop_values_float32": "v = np.zeros(2, dtype=np.float32)\nfor i in range(3):\n"
+                                       "    v = v + np.array([i, 2 * i], dtype=np.float32)",
+    "np_array_of_nested_loop_values": "P = np.zeros((2, 2))\nfor i in range(3):\n"
+                                      "    P = P + np.array([[i, 0.5], [1, i * i]])",
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}

@@ -1,6 +1,8 @@
 """Errors a student can read: every refusal names its line and what to write instead; Python errors
 of the cell show the cell's lines with the failing one marked and no frame of magics/ or cfnb/;
 errors while the graph runs name the line, the loop and the iteration."""
+import re
+
 import numpy as np
 import pytest
 from IPython.core.error import UsageError
@@ -48,7 +50,8 @@ REFUSALS = [
     ("i = 0\nwhile i < 3:\n    k += 1\n    i += 1", 2, "'k' is used before it is given a value"),
     ("a = np.float64(1.0)\nif a > 0:\n    fresh = 1\nelse:\n    pass", 2,
      "'fresh' is given a value in one branch only"),
-    ("x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5", 2, "'x' enters the loop with type int64 but has type float64"),
+    ("x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5", 2,
+     "'x' enters the loop as int64 but the loop body makes it float64"),
     ("v = np.ones(2)\nwhile np.sum(v) < 10:\n    v = np.concatenate([v, v])", 2, "shape"),
     ("ys = [1]\nfor i in range(3):\n    ys = ys + [i]", 3, "can only grow with .append there"),
     ("import math\ng = 0.0\nfor x in xs:\n    g = g + math.gamma(x)", 4, "math.gamma has no graph form"),
@@ -165,3 +168,36 @@ def test_numpy_int64_values_still_wrap_as_in_numpy(clean):
         exec(cell, ns)  # noqa: S102 - the test's own cell
     assert clean.user_ns["v"].tolist() == ns["v"].tolist() == [0] and clean.user_ns["x"] == ns["x"] == 0
     assert type(clean.user_ns["x"]) is np.int64
+
+
+# What the student must never read: the engine's module paths, op and tensor names, TensorFlow's remedies.
+INTERNAL = re.compile(r"cfnb\.|numpy_dispatch|Placeholder|(?<![\w.])[A-Za-z_][\w/]*:\d+\b|\btf\.|shape_invariants|"
+                      r"\(op: |Op has type|while_loop '|cond '|<tf\.Tensor|TensorShape|Const")
+ERROR_CELLS = [cell for cell, _line, _pattern in REFUSALS] + [
+    "x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5",                                  # a loop variable's dtype
+    "v = np.ones(2)\nwhile np.sum(v) < 10:\n    v = np.concatenate([v, v])",             # its shape
+    "v = np.ones(3)\nfor i in range(3):\n    v = v.reshape(i, 3)",                       # a 2-D shape
+    "x = 1.0\nfor i in range(3):\n    if i > 1:\n        x = np.ones(2)\n    else:\n        x = 2.0",
+    "s = 0.0\nfor i in range(3):\n    s += float(np.ones(2)[i] * np.ones(3))",
+    "a = np.arange(3.0)\nfor i in range(3):\n    a = a + np.ones(4)",                      # broadcasting
+    "v = np.ones(3)\nfor i in range(3):\n    v = v @ np.ones((2, 2))",                     # matmul shapes
+    "s = 0.0\nfor i in range(3):\n    s = s + np.ones(3)[np.arange(3) < i].sum()",        # a mask index
+    "x = 1.0\nfor i in range(3):\n    x = x + 'a'",                                        # operand types
+    "v = 1.0\nfor i in range(3):\n    v = np.ones(int(i))",                                # a run-time size
+    "M = np.zeros((3, 2))\nfor i in range(3):\n    M[i] = np.array([i, -i, 2 * i])",        # set item shape
+    "ys = [1.0, 2.0]\nt = 0.0\nfor i in range(3):\n    t = t + np.array(ys[i:])[0]",
+    "s = 0.0\nfor i in range(10):\n    s += xs[i]",                                         # run time: index
+    "i = 4\nd = 0\nwhile i > 0:\n    i = i // d",                                          # run time: division
+    "p = 1\nfor i in range(70):\n    p = p * 2",                                            # run time: overflow
+    "x = 1.0\ny = undefined_helper(x)",                                                      # the cell's own error
+]
+
+
+@pytest.mark.parametrize("cell", ERROR_CELLS)
+def test_no_error_shows_an_internal_name(clean, cell):
+    """Each refusal and error class reads in the cell's words: no cfnb module, op or tensor name."""
+    with pytest.raises(CellError) as info:
+        clean.run_cell_magic("whileloop", "--no-display", cell)
+    message = info.value.message
+    assert not INTERNAL.search(message), message
+    assert info.value.line > 0, message
