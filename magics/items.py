@@ -87,8 +87,38 @@ def rewrite_item_assignments(tree):
                                                      f"{rewrite.names[changed]}): in a graph an array is a value, so "
                                                      f"only '{changed}' would change. Write `{new} = {old}.copy()`, "
                                                      f"or use one name")
+        for node in ast.walk(tree):
+            view = _view_assigned(node, rewrite.names)
+            if view is not None:
+                name, source, instead = view
+                raise CellError(node.lineno, f"'{name}' is a view of another array ({source}), and the cell sets its "
+                                             f"items (line {rewrite.names[name]}): plain numpy would change that "
+                                             f"array too, which a graph value cannot. {instead}")
     ast.fix_missing_locations(tree)
     return tree
+
+
+_VIEW_METHODS = {"reshape", "ravel", "transpose", "view", "squeeze", "swapaxes"}
+
+
+def _view_assigned(node, names):
+    """(name, source) when `node` makes a name whose items the cell sets a view of another array: basic
+    slicing, `.T`, a reshaping method, or the variable of a `for` over an array."""
+    if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id in names:
+        array = ast.unparse(node.iter)
+        return node.target.id, f"a row of {array}", f"Loop over an index and set the array's items: `for k in " \
+                                                    f"range(len({array})):` and `{array}[k, j] = v`"
+    if not isinstance(node, ast.Assign):
+        return None
+    targets = [t.id for t in node.targets if isinstance(t, ast.Name) and t.id in names]
+    value = node.value
+    is_view = isinstance(value, ast.Subscript) or isinstance(value, ast.Attribute) and value.attr == "T" or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _VIEW_METHODS)
+    if targets and is_view:
+        source = ast.unparse(value)
+        return targets[0], source, f"Write `{targets[0]} = {source}.copy()` if only '{targets[0]}' should change, " \
+                                   f"or set the items of the array itself"
+    return None
 
 
 def _basic(key):

@@ -215,6 +215,8 @@ NUMPY_CELLS = {
                                        "    v = v + np.array([i, 2 * i], dtype=np.float32)",
     "np_array_of_nested_loop_values": "P = np.zeros((2, 2))\nfor i in range(3):\n"
                                       "    P = P + np.array([[i, 0.5], [1, i * i]])",
+    "np_setitem_on_a_copy_of_a_slice": "M4 = np.zeros((3, 2))\nr = M4[1:].copy()\nfor i in range(2):\n"
+                                       "    r[0, i] = i + 0.5",
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}
