@@ -87,6 +87,10 @@ class Runtime(Calls, ForLoops, ItemAssignment):
             if isinstance(v, bool):
                 t = cfnb.constant(v)
             elif isinstance(v, int):
+                if not -(2 ** 63) <= v < 2 ** 63:
+                    raise OverflowError(f"{v} does not fit in int64: Python's ints are unbounded, but the graph "
+                                        f"computes them in int64 (from -2**63 to 2**63 - 1). Use floats for numbers "
+                                        f"this large, or keep them smaller.")
                 t = cfnb.constant(v, dtype=cfnb.int64)
             elif isinstance(v, float):
                 t = cfnb.constant(v, dtype=cfnb.float64)

@@ -162,6 +162,12 @@ def test_python_int_overflow_is_an_error_never_a_wrapped_value(clean, form, cell
     assert f"iteration {iteration} of the loop at line" in error.message, error.message
 
 
+def test_a_python_int_past_int64_entering_a_loop_is_refused(clean):
+    error = fails(clean, "p = 2**70\nfor i in range(3):\n    p = p + 1")
+    assert error.kind == "OverflowError" and "1180591620717411303424 does not fit in int64" in error.message
+    assert "Python's ints are unbounded" in error.message and error.line in (2, 3)
+
+
 def test_numpy_int64_values_still_wrap_as_in_numpy(clean):
     cell = "v = np.array([2**62])\nx = np.int64(2**62)\nfor i in range(2):\n    v = v * 2\n    x = x + x"
     clean.run_cell_magic("whileloop", "--no-display", cell)
