@@ -60,7 +60,10 @@ from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
 from .graph_def import GraphDef, import_graph_def, io, summary, train  # the GraphDef bridge (tensorboard extra)
 from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
-from .ops import numpy_dispatch  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
+from .ops import (
+    int_overflow,  # noqa: F401 - Python-int arithmetic raises OverflowError rather than wrap
+    numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
+)
 from .ops.arg_reductions import argmax, argmin
 from .ops.array_ops import (
     cast,

@@ -335,12 +335,16 @@ class WhileLoopMagics(Magics):
         slicing by loop variables, numpy functions and array methods on loop values (np.tanh,
         np.sum, A @ b, .reshape, .T, ...), abs/min/max/len/float/int/round, math.sqrt/exp/log/
         sin/cos/tanh/floor/ceil/..., print(...) (a print op: every iteration, in order) with
-        f-strings (no format specs on loop values), list.append in a loop (a TensorArray).
+        f-strings (no format specs on loop values), list.append in a loop (a TensorArray), a[i] = v
+        and a[i] += v on arrays (a new array, v cast to a's dtype), M.dot(v) of a notebook array.
+        Python numbers (range counters, i * 2) promote as weak scalars: a float32 array stays
+        float32. Python ints that leave int64 stop the cell with an OverflowError.
         What is refused, with the line and what to write instead: return, try, with, global,
         def/lambda/comprehensions (define functions in another cell), `for a, b in ...`,
         enumerate/zip/sorted/str/bool of loop values, a numpy function with no graph form,
         np.random/random calls in a loop (drawn once at build time: draw before the loop),
-        a list changed in a loop other than by .append.
+        a list changed in a loop other than by .append, a[mask] = v or a[[i, j]] = v (fancy indices),
+        a second name for an array whose items the cell sets.
         A cell may instead define `cond`, `body` and `loop_vars`, which are passed to while_loop.
         """
         args = parse_argstring(self.whileloop, line)

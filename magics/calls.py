@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 import cfnb
+from cfnb.framework import dtype_rules
 
 from .errors import CellError
 from .lists import Accumulator
@@ -102,6 +103,8 @@ class Calls:
                     return cfnb.reduce_sum(args[0]) + (args[1] if len(args) > 1 else 0)
             if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
                 return self._numpy_call(line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
+            if isinstance(getattr(fn, "__self__", None), np.ndarray) and _has_tensor(args, kwargs):
+                return self._array_method(line, fn, args, kwargs)
             if self.depth and _is_random(fn):
                 raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
                                       f"not on every iteration: draw all the numbers before the loop "
@@ -116,6 +119,8 @@ class Calls:
                 return builtin(self, line, *args, **kwargs)
             if getattr(fn, "__module__", None) == "math" or fn in _MATH_FUNCTIONS:
                 return self._math(line, fn, args, kwargs)
+            if fn in (np.array, np.asarray) and args and isinstance(args[0], (list, tuple)):
+                return self._array_of(line, args[0], *args[1:], **kwargs)
             if _is_numpy(fn):
                 return self._numpy_call(line, fn, args, kwargs)
             return fn(*args, **kwargs)
@@ -135,6 +140,34 @@ class Calls:
             self.numpy_ops.update(g._ops[n:])
         return out
 
+    def _array_method(self, line, fn, args, kwargs):
+        """`X.dot(t)`, `X.reshape(n, 1)` on a notebook ndarray with a tensor argument: ndarray's C
+        method would ask the tensor for its value, so the method of the tensor `constant(X)` (the
+        same ndarray methods, numpy_dispatch.py) builds the op instead."""
+        name = getattr(fn, "__name__", "?")
+        method = getattr(cfnb.Tensor, name, None)
+        if method is None or name.startswith("_"):
+            raise CellError(line, f"the array method .{name}(...) has no graph form with a loop value as its "
+                                  f"argument: compute it before the loop, or use numpy functions on the array")
+        return self._numpy_call(line, getattr(self.constant(fn.__self__), name), args, kwargs)
+
+    def _array_of(self, line, items, dtype=None):
+        """`np.array([a, b])` of loop values: np.stack of the items (nested lists stack again), in the dtype
+        numpy's array constructor finds (Python numbers as int64/float64: not weak here, as in numpy)."""
+        flat = cfnb.nest.flatten(list(items))
+        if dtype is None:
+            dtype = np.result_type(*[np.dtype(v.dtype.as_numpy_dtype) if isinstance(v, cfnb.Tensor)
+                                     else np.asarray(v).dtype for v in flat])
+        dtype = cfnb.as_dtype(np.dtype(dtype))
+
+        def build(x):
+            if isinstance(x, (list, tuple)):
+                return cfnb.stack([build(v) for v in x])
+            return cfnb.cast(x, dtype) if isinstance(x, cfnb.Tensor) else cfnb.constant(x, dtype=dtype)
+        out = build(list(items))
+        self.numpy_ops.add(out.op)  # an ndarray in plain Python
+        return out
+
     def _math(self, line, fn, args, kwargs):
         name = getattr(fn, "__name__", "?")
         impl = _MATH.get(name)
@@ -145,7 +178,7 @@ class Calls:
                 if isinstance(a, cfnb.Tensor) and not a.dtype.is_floating else a for a in args]
         out = impl(*args, **kwargs)
         self.python_ops.add(out.op)  # math's functions return Python numbers
-        return out
+        return dtype_rules.mark_weak(out)
 
     def _range(self, line, args):
         from .iteration import _Range
@@ -167,7 +200,7 @@ class Calls:
                 raise CellError(line, "len() of a 0-d value (a number)")
             if x.shape.ndims is not None and x.shape.as_list()[0] is not None:
                 return x.shape.as_list()[0]
-            return cfnb.shape(x, out_type=cfnb.int64)[0]
+            return dtype_rules.mark_weak(cfnb.shape(x, out_type=cfnb.int64)[0])
         return len(x)
 
     # --- print -------------------------------------------------------------------------------
@@ -208,11 +241,12 @@ class Calls:
         if isinstance(value, Accumulator):
             raise CellError(line, "indexing a list grown in a loop: read it after the cell (or keep the values in "
                                   "an array)")
-        if isinstance(value, (list, tuple, np.ndarray)) and _has_tensor(index if isinstance(index, tuple)
-                                                                        else (index,)):
+        if isinstance(value, (list, tuple, np.ndarray)) and _has_tensor(_index_parts(index)):
             if isinstance(value, (list, tuple)) and not all(isinstance(x, (int, float, bool)) for x in value):
                 raise CellError(line, "a list indexed by a graph value must hold numbers only")
-            value = self.constant(value)
+            python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
+            item = self.constant(value)[index]
+            return dtype_rules.mark_weak(item) if python and not isinstance(index, slice) else item
         return value[index]
 
     @staticmethod
@@ -222,6 +256,14 @@ class Calls:
     def fstring(self, parts, line):
         parts = [p if isinstance(p, str) else p for p in parts]
         return FString(parts)
+
+
+def _index_parts(index):
+    """The parts of an index, the bounds of its slices included (`X[:2 * n]`)."""
+    parts = []
+    for k in index if isinstance(index, tuple) else (index,):
+        parts.extend((k.start, k.stop, k.step) if isinstance(k, slice) else (k,))
+    return parts
 
 
 # --- builtins on tensors --------------------------------------------------------------------------
@@ -250,7 +292,7 @@ def _minmax(reduce_fn, pair_fn, name):
 def _float(rt, line, x=0.0):
     out = cfnb.identity(cfnb.cast(x, cfnb.float64 if rt.options.dtypes == "numpy" else cfnb.float32))
     rt.python_ops.add(out.op)  # float(...) is a Python float whatever went in
-    return out
+    return dtype_rules.mark_weak(out)
 
 
 def _int(rt, line, x=0):
@@ -258,14 +300,14 @@ def _int(rt, line, x=0):
         x = cfnb.sign(x) * cfnb.floor(cfnb.abs(x))  # toward zero, as Python's int()
     out = cfnb.identity(cfnb.cast(x, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32))
     rt.python_ops.add(out.op)
-    return out
+    return dtype_rules.mark_weak(out)
 
 
 def _round(rt, line, x, ndigits=None):
     if ndigits is not None:
         raise CellError(line, "round(x, ndigits) of a graph value is not supported: use np.round(x, ndigits)")
     out = np.round(x) if hasattr(cfnb.Tensor, "__array_ufunc__") else cfnb.floor(x + 0.5)
-    return cfnb.cast(out, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32)
+    return dtype_rules.mark_weak(cfnb.cast(out, cfnb.int64 if rt.options.dtypes == "numpy" else cfnb.int32))
 
 
 def _refuse(name, instead):

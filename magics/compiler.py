@@ -23,6 +23,7 @@ import ast
 
 from .desugar import desugar
 from .errors import CellError
+from .items import rewrite_item_assignments
 
 
 def _stored_names(nodes, hidden=True):
@@ -343,6 +344,7 @@ def compile_cell(source, filename, explicit=False, notebook=()):
         check_supported(tree, explicit)
     if explicit:
         return compile(tree, filename, "exec"), _stored_names(tree.body)
+    rewrite_item_assignments(tree)  # a[k] = v -> a = __cf.setitem(a, k, v, line): `a` is assigned
     read = _read_names(tree)
     desugar(tree)
     assigned = _stored_names(tree.body, hidden=False)

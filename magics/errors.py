@@ -11,6 +11,8 @@ import traceback
 
 from IPython.core.error import UsageError
 
+from .messages import for_student
+
 CONTEXT = 2  # lines shown either side of the failing one
 
 
@@ -18,6 +20,7 @@ class CellError(UsageError):
     """A problem in the student's cell, reported against its line (0: the cell as a whole)."""
 
     def __init__(self, line, message, kind=None):
+        message = for_student(message)  # the cell's words only: no op or tensor names (messages.py)
         super().__init__(f"line {line}: {message}" if line else message)
         self.line = line
         self.message = message

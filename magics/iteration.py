@@ -8,6 +8,7 @@ leading dimension when known, else `shape(t)[0]` at run time, and the item is `t
 import numpy as np
 
 import cfnb
+from cfnb.framework import dtype_rules
 
 from .errors import CellError
 
@@ -15,8 +16,9 @@ from .errors import CellError
 class _Iteration:
     """What a `for` walks: `range(start, stop, step)` or the leading axis of an array/tensor."""
 
-    def __init__(self, length, start=0, step=1, array=None):
+    def __init__(self, length, start=0, step=1, array=None, python_items=False):
         self.length, self.start, self.step, self.array = length, start, step, array
+        self.python_items = python_items  # a list of Python numbers: each item is a Python number
 
 
 class ForLoops:
@@ -27,7 +29,9 @@ class ForLoops:
             return _Iteration(len(iterable), iterable.start, iterable.step)
         if isinstance(iterable, _Range):
             return iterable.iteration()
+        python_items = False
         if isinstance(iterable, list) and iterable and all(isinstance(x, (int, float, bool)) for x in iterable):
+            python_items = not any(isinstance(x, bool) for x in iterable)
             iterable = self.constant(iterable)
         if isinstance(iterable, list) and iterable and all(isinstance(x, cfnb.Tensor) for x in iterable):
             iterable = cfnb.stack(iterable)
@@ -37,7 +41,7 @@ class ForLoops:
                 raise CellError(line, f"`for {target} in ...`: a 0-d value has nothing to iterate over")
             first = t.shape.as_list()[0] if t.shape.ndims is not None else None
             length = first if first is not None else cfnb.shape(t, out_type=cfnb.int64)[0]
-            return _Iteration(length, array=t)
+            return _Iteration(length, array=t, python_items=python_items)
         kind = type(iterable).__name__
         raise CellError(line, f"`for {target} in <{kind}>`: a graph loop walks range(...), a numpy array, a tensor "
                               f"or a list of numbers. For enumerate/zip, loop over an index: "
@@ -45,7 +49,8 @@ class ForLoops:
 
     def for_item(self, iteration, k, line):
         if iteration.array is not None:
-            return iteration.array[k]
+            item = iteration.array[k]
+            return dtype_rules.mark_weak(item) if iteration.python_items else item
         start, step = iteration.start, iteration.step
         if _is_python_int(start) and _is_python_int(step) and start == 0 and step == 1:
             return k

@@ -12,10 +12,13 @@ iteration.py (mixins of Runtime).
 import numpy as np
 
 import cfnb
+from cfnb.framework import dtype_rules
 from cfnb.framework.func_graph import FuncGraph
+from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from .calls import Calls, FString, tensors_in
 from .errors import CellError
+from .items import ItemAssignment
 from .iteration import ForLoops
 from .lists import Accumulator, accumulator_for, flows_in, rebuild_flows
 
@@ -36,7 +39,7 @@ class _UndefinedUse(Exception):
     pass
 
 
-class Runtime(Calls, ForLoops):
+class Runtime(Calls, ForLoops, ItemAssignment):
     """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
 
     def __init__(self, options, graph):
@@ -84,6 +87,10 @@ class Runtime(Calls, ForLoops):
             if isinstance(v, bool):
                 t = cfnb.constant(v)
             elif isinstance(v, int):
+                if not -(2 ** 63) <= v < 2 ** 63:
+                    raise OverflowError(f"{v} does not fit in int64: Python's ints are unbounded, but the graph "
+                                        f"computes them in int64 (from -2**63 to 2**63 - 1). Use floats for numbers "
+                                        f"this large, or keep them smaller.")
                 t = cfnb.constant(v, dtype=cfnb.int64)
             elif isinstance(v, float):
                 t = cfnb.constant(v, dtype=cfnb.float64)
@@ -94,6 +101,8 @@ class Runtime(Calls, ForLoops):
             t = cfnb.constant(v)
         if numpy_value:
             self.numpy_ops.add(t.op)
+        elif _python_number(v):
+            dtype_rules.mark_weak(t)  # promotes as the Python number would (weak, NEP 50)
         return t
 
     def value(self, v):
@@ -109,6 +118,8 @@ class Runtime(Calls, ForLoops):
     def assign(self, name, v, line):
         if isinstance(v, FString):
             v = v.python(line)
+        if name.startswith("__k_") and isinstance(v, cfnb.Tensor):
+            v.op._attrs.pop(PYTHON_INT_ATTR, None)  # a `for` loop's own counter stays below its length
         if name in self.grad_names and self.depth == 0 and not isinstance(v, cfnb.Tensor):
             v = self.value(v)  # --grad differentiates with respect to this very tensor
         if isinstance(v, cfnb.Tensor) and name not in self.first and v.graph is self.graph and self.depth == 0:
@@ -173,7 +184,16 @@ class Runtime(Calls, ForLoops):
     def if_exp(self, test, then, orelse, line):
         if not self._is_tensor(test):
             return then() if test else orelse()
-        return cfnb.cond(_bool(test), lambda: self.value(then()), lambda: self.value(orelse()))
+        weak = []
+
+        def branch(fn):
+            def run():
+                out = self.value(fn())
+                weak.append(_is_weak(out))
+                return out
+            return run
+        out = cfnb.cond(_bool(test), branch(then), branch(orelse))
+        return dtype_rules.mark_weak(out) if all(weak) and isinstance(out, cfnb.Tensor) else out
 
     # --- if ----------------------------------------------------------------------------------
     def if_stmt(self, test, then_fn, else_fn, values, line):
@@ -192,7 +212,7 @@ class Runtime(Calls, ForLoops):
                                       f"branch only: give it a value in the {missing} branch too, or before the `if`")
         keep = [k for k, a in enumerate(then_out) if not isinstance(a, _Undefined)]
         values = [self.value(v) for v in values]
-        effects = []
+        effects, weak = [], [True] * len(keep)
 
         def branch(fn):
             def run():
@@ -200,6 +220,7 @@ class Runtime(Calls, ForLoops):
                 try:
                     returned = fn(*values)
                     outs = [self.value(returned[k]) for k in keep]
+                    weak[:] = [w and _is_weak(o) for w, o in zip(weak, outs)]
                 finally:
                     scope = self.effects.pop()
                 flat = flows_in(outs)
@@ -226,8 +247,8 @@ class Runtime(Calls, ForLoops):
         outs = rebuild_flows([values[k] if isinstance(values[k], Accumulator) else then_out[k] for k in keep],
                              outs) if keep else []
         result = list(then_out)
-        for k, t in zip(keep, outs):
-            result[k] = t
+        for k, t, w in zip(keep, outs, weak):
+            result[k] = dtype_rules.mark_weak(t) if w and isinstance(t, cfnb.Tensor) else t
         return tuple(result)
 
     def _probe_if(self, then_fn, else_fn, values):
@@ -244,14 +265,14 @@ class Runtime(Calls, ForLoops):
             out.append(self.value(a) if isinstance(a, (bool, int, float)) else a)
         return tuple(out)
 
-    def _probe(self, fn, values):
+    def _probe(self, fn, values, weak=None):
         """Call a branch/body function in a scratch graph, to see what it assigns."""
         self.depth += 1
         self.probing += 1
         try:
             # A function graph, so names from outside the loop (captured) can be read while probing.
             with FuncGraph("probe", cfnb.get_default_graph()).as_default():
-                probes = [_placeholder_like(v) for v in values]
+                probes = [_placeholder_like(v, w) for v, w in zip(values, weak or [_is_weak(v) for v in values])]
                 return _traced(fn, probes)
         finally:
             self.depth -= 1
@@ -271,20 +292,27 @@ class Runtime(Calls, ForLoops):
         undefined = [k for k, v in enumerate(values) if isinstance(v, _Undefined)]
         undefined_names = {k: values[k].name for k in undefined}
         lists = [k for k, v in enumerate(values) if isinstance(v, list)]
-        # A Python number is weak, as in numpy: `s = 0` then `s += 0.5` in the loop makes s a float.
-        weak = [k for k, v in enumerate(old) if isinstance(v, (int, float)) and not isinstance(v, bool)
-                and not isinstance(values[k], _Undefined)]
-        if undefined or lists or weak:
-            values = self._initial_values(body_fn, values, undefined, lists, names, line, weak)
+        # A Python number is weak, as in numpy: `s = 0` then `s += 0.5` in the loop makes s a float, and
+        # `v * 0.5 + i` of a float32 v stays float32. It stays weak while the body keeps it a Python number.
+        weak = [_is_weak(v) for v in values]
+        if undefined or lists or any(weak):
+            values, weak = self._initial_values(body_fn, values, undefined, lists, names, line, weak)
         # One boolean loop variable per name first assigned in this loop: did an iteration run?
         flags = [cfnb.constant(False) for _ in undefined]
         n = len(values)
         scope_holder = []
 
+        def marked(vs):
+            for v, w in zip(vs, weak):
+                if w and isinstance(v, cfnb.Tensor):
+                    dtype_rules.mark_weak(v)
+            return vs
+
         def cond(*vs):
-            return _bool(self.value(cond_fn(*vs[:n])))
+            return _bool(self.value(cond_fn(*marked(vs)[:n])))
 
         def body(*vs):
+            marked(vs)
             self.effects.append([])
             try:
                 out = [self.value(v) for v in body_fn(*vs[:n])]
@@ -323,7 +351,7 @@ class Runtime(Calls, ForLoops):
             # The loop's first output stands for it: the While op itself is not fetchable (TensorFlow's
             # while_v2 prevents fetching it), and running its output runs the loop.
             self._effect_done(first_out)
-        outs = list(result[:n])
+        outs = marked(list(result[:n]))
         if self.depth == 0:
             for k, flag in zip(undefined, result[n:]):
                 self.flags[undefined_names[k]] = flag
@@ -333,14 +361,30 @@ class Runtime(Calls, ForLoops):
                 self.cut.append((cond(*outs), line, label))
         return tuple(outs)
 
-    def _initial_values(self, body_fn, values, undefined, lists, names, line, weak=()):
+    def _initial_values(self, body_fn, values, undefined, lists, names, line, weak):
         """Trace the body once, in a scratch graph, to learn the dtype and shape of names it assigns
         for the first time (they enter the loop as zeros of that dtype and shape) and of the items
-        it appends to lists (which become TensorArrays)."""
-        try:
-            outs = self._probe(body_fn, values)
-        except _UndefinedUse as e:
-            raise CellError(line, f"{e}: give it a value before the loop") from None
+        it appends to lists (which become TensorArrays); and which Python numbers stay Python numbers
+        through the body (weak: `s = 0` then `s += x` of a float32 x is a numpy float32, and s enters the
+        loop as a float32). Traced again until that is settled (a name is weak only while every name it
+        is computed from is). Returns (initial values, weak flags)."""
+        values, weak = list(values), list(weak)
+        for _ in range(len(values) + 1):
+            try:
+                outs = self._probe(body_fn, values, weak)
+            except _UndefinedUse as e:
+                raise CellError(line, f"{e}: give it a value before the loop") from None
+            settled = [_is_weak(out) if isinstance(values[k], _Undefined) else weak[k] and _is_weak(out)
+                       for k, out in enumerate(outs)]
+            for k, out in enumerate(outs):
+                if weak[k] and isinstance(out, cfnb.Tensor) and isinstance(values[k], cfnb.Tensor) \
+                        and out.dtype != values[k].dtype \
+                        and out.dtype.is_numeric and values[k].dtype.is_numeric:
+                    values[k] = cfnb.cast(values[k], out.dtype)  # the Python number takes the body's dtype
+                    settled = None  # trace again with it
+            if settled is not None and settled == weak:
+                break
+            weak = settled if settled is not None else weak
         initial = list(values)
         for k in undefined:
             out = outs[k]
@@ -356,12 +400,7 @@ class Runtime(Calls, ForLoops):
             initial[k] = cfnb.zeros(out.shape.as_list(), out.dtype)
         for k in lists:
             initial[k] = accumulator_for(self, values[k], outs[k], names[k], line)
-        for k in weak:
-            out = outs[k]
-            if isinstance(out, cfnb.Tensor) and out.dtype != values[k].dtype and out.dtype.is_floating \
-                    and values[k].dtype.is_integer:
-                initial[k] = cfnb.cast(values[k], out.dtype)
-        return initial
+        return initial, weak
 
     # --- effects (print) ---------------------------------------------------------------------
     def _effect(self, op):
@@ -416,14 +455,24 @@ def _bool(v):
     return v
 
 
-def _placeholder_like(v):
+def _placeholder_like(v, weak=False):
     if isinstance(v, _Undefined) or isinstance(v, list):
         return v
     if isinstance(v, Accumulator):
         return v.probe_list()
     if not isinstance(v, cfnb.Tensor):
         return v
-    return cfnb.placeholder(v.dtype, v.shape)
+    ph = cfnb.placeholder(v.dtype, v.shape)
+    return dtype_rules.mark_weak(ph) if weak else ph
+
+
+def _python_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, (bool, np.generic))
+
+
+def _is_weak(v):
+    """Does `v` hold what plain Python holds as a Python int or float?"""
+    return _python_number(v) or isinstance(v, cfnb.Tensor) and dtype_rules.is_weak(v)
 
 
 def _traced(fn, values):

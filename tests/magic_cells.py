@@ -114,6 +114,7 @@ PYTHON_CELLS = {
     "chained_assignment": "a = b = 0\nfor i in range(3):\n    a = b = a + i",
     "nested_break_and_continue": "c = 0\nfor i in range(5):\n    if i == 1:\n        continue\n    for j in range(5):\n"
                                  "        if j > i:\n            break\n        c += j",
+    'setitem_list_outside_loop': 'ys = [0, 0, 0]\nys[1] = 5\nt = 0\nfor y in ys:\n    t += y',
 }
 
 NUMPY_CELLS = {
@@ -166,6 +167,56 @@ NUMPY_CELLS = {
     "np_readme_example": "xs = np.array([3.0, -1.0, 4.0, 1.0, -5.0])\ntotal, kept = 0.0, []\nfor x in xs:\n"
                          "    if x < 0:\n        continue\n    kept.append(x)\n    total += np.sqrt(x)\n"
                          "    print('x =', x, 'total =', total)",
+    # ndarray's own methods with a loop value as argument (issue 8: ndarray.dot never dispatches)
+    "np_ndarray_dot_method": "M2 = np.array([[1.0, 2.0], [3.0, 4.0]])\nv = np.array([1.0, 1.0])\nfor i in range(3):\n"
+                             "    v = M2.dot(v) / 10",
+    "np_ndarray_reshape_tensor_dims": "Y = np.arange(6.0)\ns = 0.0\nfor n in range(1, 4):\n"
+                                      "    s = s + Y[:2 * n].reshape(n, 2).sum()",
+    "np_ndarray_sum_tensor_axis": "M2 = np.arange(6.0).reshape(2, 3)\nt = 0.0\nfor k in range(2):\n"
+                                  "    t = t + M2.sum(axis=k).max()",
+    "np_ndarray_methods_nested": "M2 = np.arange(6.0).reshape(2, 3)\nv = np.ones(3)\nfor k in range(2):\n"
+                                 "    v = v + M2.T.dot(M2.dot(v)) * 0.01",
+    # Python numbers promote as weak scalars (NEP 50): a float32/int32/float16 array stays so (issue 8)
+    'np_float32_times_range_counter': 'v = np.ones(3, dtype=np.float32)\nfor i in range(3):\n    v = v * 0.5 + i',
+    'np_int32_times_range_counter': 'v = np.ones(3, dtype=np.int32)\nfor i in range(4):\n    v = v * 2 + i',
+    'np_float16_times_range_counter': 'v = np.ones(3, dtype=np.float16)\nfor i in range(3):\n    v = v * 0.5 + i',
+    'np_python_float_accumulates_float32_items': 'xs = np.array([1.5, 2.5, -1.0], dtype=np.float32)\n'
+                                                 's = 0.0\nfor x in xs:\n    s = s + x',
+    'np_python_int_accumulates_int32_items': 'xs = np.array([1, 2, 3], dtype=np.int32)\ns = 0\nfor x in xs:\n'
+                                             '    s += x * 2',
+    'np_float32_plus_python_float_accumulator': 'v = np.ones(2, dtype=np.float32)\na = 0.0\nfor i in range(3):\n'
+                                                '    a = a + 0.25 * i\n    v = v + a',
+    'np_float32_while_python_counter': 'v = np.ones(2, dtype=np.float32)\nk = 0\nwhile k < 4:\n    v = v / 2 + k\n'
+                                       '    k += 1',
+    'np_float32_in_branches_python_numbers': 'v = np.zeros(2, dtype=np.float32)\nfor i in range(4):\n'
+                                             '    if i % 2 == 0:\n        v = v + i * 0.5\n    else:\n'
+                                             '        v = v - float(i)',
+    'np_float32_times_list_items': 'v = np.ones(3, dtype=np.float32)\nfor x in [1, 2, 3]:\n    v = v * x',
+    'np_float32_scalar_times_counter': 's = np.float32(1.0)\nfor i in range(3):\n    s = s * 2 + i',
+    'np_float32_nested_counters': 'v = np.ones(2, dtype=np.float32)\nfor i in range(3):\n    for j in range(2):\n'
+                                  '        v = v + i * j',
+    # a[k] = v and a[k] += v in a loop: a functional update, an ndarray afterwards (issue 8)
+    'np_setitem_running_sum': 'x = np.arange(5.0)\nacc = np.zeros_like(x)\nfor i in range(1, 5):\n'
+                              '    acc[i] = acc[i-1] + x[i]',
+    'np_setitem_casts_to_int': 'c = np.zeros(4, dtype=np.int64)\nfor i in range(4):\n'
+                               '    c[i] = i * 2.7',
+    'np_setitem_augmented_float32': 'a = np.ones(5, dtype=np.float32)\nfor i in range(5):\n'
+                                    '    a[i] += i * 0.5',
+    'np_setitem_row_slice': 'M = np.zeros((3, 3))\nfor i in range(3):\n'
+                            '    M[i, :i + 1] = i + 1.0',
+    'np_setitem_in_branch': 'a = np.zeros(4)\na[0] = 1.0\nfor i in range(1, 4):\n'
+                            '    a[i] = a[i - 1] * 3\n    if a[i] > 5:\n        a[i] = 5.0',
+    'np_setitem_fibonacci_while': 'fib = np.zeros(10, dtype=np.int64)\nfib[1] = 1\nk = 2\n'
+                                  'while k < 10:\n    fib[k] = fib[k - 1] + fib[k - 2]\n    k += 1',
+    # np.array of loop values: np.stack in numpy's array dtype
+    "np_array_of_loop_values_into_row": "M3 = np.zeros((3, 2))\nfor i in range(3):\n"
+                                        "    M3[i] = np.array([i, -i]) * 1.5",
+    "np_array_of_loop_values_float32": "v = np.zeros(2, dtype=np.float32)\nfor i in range(3):\n"
+                                       "    v = v + np.array([i, 2 * i], dtype=np.float32)",
+    "np_array_of_nested_loop_values": "P = np.zeros((2, 2))\nfor i in range(3):\n"
+                                      "    P = P + np.array([[i, 0.5], [1, i * i]])",
+    "np_setitem_on_a_copy_of_a_slice": "M4 = np.zeros((3, 2))\nr = M4[1:].copy()\nfor i in range(2):\n"
+                                       "    r[0, i] = i + 0.5",
 }
 
 CELLS = {**PYTHON_CELLS, **NUMPY_CELLS}

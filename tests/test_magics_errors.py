@@ -1,6 +1,8 @@
 """Errors a student can read: every refusal names its line and what to write instead; Python errors
 of the cell show the cell's lines with the failing one marked and no frame of magics/ or cfnb/;
 errors while the graph runs name the line, the loop and the iteration."""
+import re
+
 import numpy as np
 import pytest
 from IPython.core.error import UsageError
@@ -48,7 +50,8 @@ REFUSALS = [
     ("i = 0\nwhile i < 3:\n    k += 1\n    i += 1", 2, "'k' is used before it is given a value"),
     ("a = np.float64(1.0)\nif a > 0:\n    fresh = 1\nelse:\n    pass", 2,
      "'fresh' is given a value in one branch only"),
-    ("x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5", 2, "'x' enters the loop with type int64 but has type float64"),
+    ("x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5", 2,
+     "'x' enters the loop as int64 but the loop body makes it float64"),
     ("v = np.ones(2)\nwhile np.sum(v) < 10:\n    v = np.concatenate([v, v])", 2, "shape"),
     ("ys = [1]\nfor i in range(3):\n    ys = ys + [i]", 3, "can only grow with .append there"),
     ("import math\ng = 0.0\nfor x in xs:\n    g = g + math.gamma(x)", 4, "math.gamma has no graph form"),
@@ -57,6 +60,14 @@ REFUSALS = [
     ("b = False\nfor x in xs:\n    b = bool(x)", 3, "bool() of a graph value"),
     ("s = 0.0\nfor i in range(3):\n    s += np.random.rand()", 3, "np.random.rand(...) in a loop would be drawn once"),
     ("import random\ns = 0.0\nfor i in range(3):\n    s += random.random()", 4, "random(...) in a loop would be drawn"),
+    ("a = np.zeros(3)\nb = a\nfor i in range(3):\n    a[i] = i", 2, "'b' and 'a' name one array"),
+    ("a = np.zeros(3)\nfor i in range(3):\n    a[[0, 1]] = i", 3, "fancy indices"),
+    ("a = np.zeros(3)\nfor i in range(3):\n    a[a > 0] = i", 3, "write `a = np.where(mask, v, a)`"),
+    ("a = np.zeros((3, 3))\nfor i in range(3):\n    a[i][0] = i", 3, "as `a[i, j] = ...`"),
+    ("a = [0, 0, 0]\nfor i in range(3):\n    a[i] = i", 3, "a list changed by item assignment in a loop"),
+    ("a = np.zeros(3)\nfor i in range(3):\n    a[i] = np.ones(2)", 3, "could not broadcast input array from shape"),
+    ("M = np.zeros((3, 2))\nfor row in M:\n    row[0] = 1.0", 2, "'row' is a view of another array (a row of M)"),
+    ("M = np.zeros((3, 2))\nr = M[0]\nfor i in range(2):\n    r[i] = i", 2, "Write `r = M[0].copy()`"),
 ]
 
 
@@ -133,3 +144,68 @@ def test_help_shows_usage_and_two_examples(clean):
     assert doc.count("    %%whileloop") == 2
     for words in ("--grad <OUT:IN[,IN...]>", "--dtypes", "int64", "float64", "What converts", "What is refused"):
         assert words in doc
+
+
+@pytest.mark.parametrize("form", ["lowered", "functional"])
+@pytest.mark.parametrize("cell,line,iteration,expression", [
+    ("p = 1\nfor i in range(70):\n    p = p * 2", 3, 63, "4611686018427387904 * 2 = 9223372036854775808"),
+    ("s = 2**62\nfor i in range(3):\n    s = s + 2**61", 3, 2, "6917529027641081856 + 2305843009213693952"),
+    ("s = -(2**62)\nk = 0\nwhile k < 5:\n    s -= 2**61\n    k += 1", 4, 3,
+     "-9223372036854775808 - 2305843009213693952"),
+    ("p = 3\nk = 0\nwhile k < 3:\n    p = p ** 20\n    k += 1", 4, 2, "3486784401 ** 20 = a number of 191 digits"),
+])
+def test_python_int_overflow_is_an_error_never_a_wrapped_value(clean, form, cell, line, iteration, expression):
+    """Plain Python's ints are unbounded; the graph's are int64: past 2**63 the cell stops, at its line."""
+    error = fails(clean, cell, f"--no-display --form {form}")
+    assert error.kind == "OverflowError" and error.line == line, (error.kind, error.line, error.message)
+    assert expression in error.message and "Python's ints are unbounded" in error.message, error.message
+    assert f"iteration {iteration} of the loop at line" in error.message, error.message
+
+
+def test_a_python_int_past_int64_entering_a_loop_is_refused(clean):
+    error = fails(clean, "p = 2**70\nfor i in range(3):\n    p = p + 1")
+    assert error.kind == "OverflowError" and "1180591620717411303424 does not fit in int64" in error.message
+    assert "Python's ints are unbounded" in error.message and error.line in (2, 3)
+
+
+def test_numpy_int64_values_still_wrap_as_in_numpy(clean):
+    cell = "v = np.array([2**62])\nx = np.int64(2**62)\nfor i in range(2):\n    v = v * 2\n    x = x + x"
+    clean.run_cell_magic("whileloop", "--no-display", cell)
+    with np.errstate(over="ignore"):
+        ns = {"np": np}
+        exec(cell, ns)  # noqa: S102 - the test's own cell
+    assert clean.user_ns["v"].tolist() == ns["v"].tolist() == [0] and clean.user_ns["x"] == ns["x"] == 0
+    assert type(clean.user_ns["x"]) is np.int64
+
+
+# What the student must never read: the engine's module paths, op and tensor names, TensorFlow's remedies.
+INTERNAL = re.compile(r"cfnb\.|numpy_dispatch|Placeholder|(?<![\w.])[A-Za-z_][\w/]*:\d+\b|\btf\.|shape_invariants|"
+                      r"\(op: |Op has type|while_loop '|cond '|<tf\.Tensor|TensorShape|Const")
+ERROR_CELLS = [cell for cell, _line, _pattern in REFUSALS] + [
+    "x = np.int64(1)\nwhile x < 10:\n    x = x * 1.5",                                  # a loop variable's dtype
+    "v = np.ones(2)\nwhile np.sum(v) < 10:\n    v = np.concatenate([v, v])",             # its shape
+    "v = np.ones(3)\nfor i in range(3):\n    v = v.reshape(i, 3)",                       # a 2-D shape
+    "x = 1.0\nfor i in range(3):\n    if i > 1:\n        x = np.ones(2)\n    else:\n        x = 2.0",
+    "s = 0.0\nfor i in range(3):\n    s += float(np.ones(2)[i] * np.ones(3))",
+    "a = np.arange(3.0)\nfor i in range(3):\n    a = a + np.ones(4)",                      # broadcasting
+    "v = np.ones(3)\nfor i in range(3):\n    v = v @ np.ones((2, 2))",                     # matmul shapes
+    "s = 0.0\nfor i in range(3):\n    s = s + np.ones(3)[np.arange(3) < i].sum()",        # a mask index
+    "x = 1.0\nfor i in range(3):\n    x = x + 'a'",                                        # operand types
+    "v = 1.0\nfor i in range(3):\n    v = np.ones(int(i))",                                # a run-time size
+    "M = np.zeros((3, 2))\nfor i in range(3):\n    M[i] = np.array([i, -i, 2 * i])",        # set item shape
+    "ys = [1.0, 2.0]\nt = 0.0\nfor i in range(3):\n    t = t + np.array(ys[i:])[0]",
+    "s = 0.0\nfor i in range(10):\n    s += xs[i]",                                         # run time: index
+    "i = 4\nd = 0\nwhile i > 0:\n    i = i // d",                                          # run time: division
+    "p = 1\nfor i in range(70):\n    p = p * 2",                                            # run time: overflow
+    "x = 1.0\ny = undefined_helper(x)",                                                      # the cell's own error
+]
+
+
+@pytest.mark.parametrize("cell", ERROR_CELLS)
+def test_no_error_shows_an_internal_name(clean, cell):
+    """Each refusal and error class reads in the cell's words: no cfnb module, op or tensor name."""
+    with pytest.raises(CellError) as info:
+        clean.run_cell_magic("whileloop", "--no-display", cell)
+    message = info.value.message
+    assert not INTERNAL.search(message), message
+    assert info.value.line > 0, message

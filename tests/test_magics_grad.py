@@ -49,7 +49,17 @@ CASES = [
     ("x = 1.5\ny = 0.0\nfor k in range(5):\n    if k % 2 == 0:\n        y = y + x * x\n    else:\n        y = y - x",
      "y", "x", lambda x: 3 * x * x - 2 * x, 1.5),
     ("x = 0.3\nv = x\nwhile True:\n    v = v * 2\n    if v > 5.0:\n        break", "v", "x", lambda x: 32 * x, 0.3),
+    # a[i] = ... in a loop: the gradient flows through the set items and around them
+    ("x = 0.8\na = np.ones(4)\nfor i in range(1, 4):\n    a[i] = a[i - 1] * x + i\ny = np.sum(a * a)", "y", "x",
+     lambda x: sum(v * v for v in _set_items(x)), 0.8),
 ]
+
+
+def _set_items(x):
+    a = np.ones(4)
+    for i in range(1, 4):
+        a[i] = a[i - 1] * x + i
+    return a
 
 
 @pytest.mark.parametrize("cell,out,inp,f,x0", CASES)

@@ -1,5 +1,6 @@
 """Graph.dtype_rules = "numpy": Python's and numpy's numbers, promotion through visible Casts."""
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -230,3 +231,31 @@ def test_division_follows_the_rules_of_its_inputs_graph():
     q = tf.divide(n, 2)
     assert q.graph is g and q.dtype == tf.float64
     assert tf.Session(graph=g).run(q) == 3.5
+
+
+def test_weak_tensors_promote_as_python_numbers_and_propagate(g):
+    """A tensor marked as a Python number (the magic's range counters) is a weak scalar (NEP 50)."""
+    from cfnb.framework.dtype_rules import is_weak, mark_weak
+    i = mark_weak(tf.constant(2, dtype=tf.int64))
+    v = tf.constant(np.ones(3, np.float32))
+    assert (v * 0.5 + i).dtype == tf.float32 and (tf.constant(np.ones(2, np.int32)) + i).dtype == tf.int32
+    j = i * 3 + 1
+    assert is_weak(j) and j.dtype == tf.int64 and (v * j).dtype == tf.float32
+    assert not is_weak(tf.cast(i, tf.float64)) and is_weak(i * 0.5) and (i * 0.5).dtype == tf.float64
+    assert not is_weak(i < 3)
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_python_int_arithmetic_raises_overflow_on_both_executors(g, static):
+    """Python ints do not wrap: ops of weak int64 tensors get `_python_int` and raise OverflowError; the
+    same ops of numpy int64 values wrap as numpy's do."""
+    from cfnb.framework.dtype_rules import mark_weak
+    big = mark_weak(tf.constant(2 ** 62, dtype=tf.int64))
+    for wrapped, expression in [(big * 2, "4611686018427387904 * 2"), (big + big, "+ 4611686018427387904"),
+                                (-big - big - big, "- 4611686018427387904"), (big ** 2, "** 2")]:
+        assert wrapped.op.get_attr("_python_int") is True
+        with pytest.raises(tf.errors.OpError, match=r"OverflowError: .*" + re.escape(expression)):
+            run(wrapped, static=static)
+    assert run(big * 1, static=static) == 2 ** 62
+    numpy_big = tf.constant(np.int64(2 ** 62))
+    assert run(numpy_big * 2, static=static) == -(2 ** 63)  # numpy's int64 wraps

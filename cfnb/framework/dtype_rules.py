@@ -10,6 +10,7 @@ them; the forward graph already holds explicit Casts). How ops promote mixed dty
 rules is an op concern: cfnb/ops/numpy_rules.py.
 """
 import contextlib
+import weakref
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from . import dtypes as _dtypes
 TENSORFLOW_RULES, NUMPY_RULES = "tensorflow", "numpy"
 ALL_RULES = (TENSORFLOW_RULES, NUMPY_RULES)
 _forced = []
+_weak = weakref.WeakSet()
 
 
 @contextlib.contextmanager
@@ -58,3 +60,17 @@ def numpy_dtype_of(value, elements):
     except TypeError:
         raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor: numpy makes it "
                         f"{npd}, which cfnb does not have. Contents: {value!r}") from None
+
+
+def mark_weak(tensor):
+    """Record that `tensor` holds what plain Python holds as a Python int or float (a `range` counter,
+    `n + 1` of Python numbers): under numpy's rules it promotes as a *weak* scalar (NEP 50), as the
+    Python number would: `float32_array * 0.5 + i` stays float32 (ops/numpy_rules.py)."""
+    _weak.add(tensor)
+    return tensor
+
+
+def is_weak(tensor):
+    """Is `tensor` marked as a Python number (`mark_weak`)? A function graph's placeholder for a
+    captured tensor carries its mark (FuncGraph.capture)."""
+    return tensor in _weak

@@ -7,6 +7,7 @@ outer tensor as an extra input. That is how control flow v2 turns closures into 
 A control dependency on an outer op is captured too (`control_captures`): it becomes a control input of
 the functional op, which then waits for it whichever branch runs.
 """
+from . import dtype_rules
 from .ops import Graph, Operation, Tensor
 
 
@@ -58,6 +59,8 @@ class FuncGraph(Graph):
                 self._capture_map[original] = self._capture_map[tensor]
                 return self._capture_map[tensor]
         ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
+        if dtype_rules.is_weak(tensor):
+            dtype_rules.mark_weak(ph)  # a Python number read inside a branch or loop body is one there too
         self.captures.append((tensor, ph))
         self._capture_map[tensor] = ph
         self._capture_map[original] = ph  # a second use of the same outer tensor finds it

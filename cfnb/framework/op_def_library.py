@@ -55,7 +55,10 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
                         raise TypeError(f"Value passed to parameter '{arg}' has DataType {t_dtype.name} not in "
                                         f"list of allowed values: {', '.join(d.name for d in allowed)}")
             converted.append(t)
-        return g.create_op(op_type, converted, attrs, name=scope)
+        op = g.create_op(op_type, converted, attrs, name=scope)
+        if numpy_rules is not None:  # Python numbers in, a Python number out (weak scalars, numpy_rules.py)
+            numpy_rules.mark_result(op, [t for (arg, _), t in zip(inputs, converted) if arg in same] or converted)
+        return op
 
 
 def _convert_to(value, dtype, arg, op_type):

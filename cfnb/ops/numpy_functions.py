@@ -296,3 +296,35 @@ def getitem(obj, key):
     if isinstance(key, Tensor) and key.shape.ndims == 1 and key.dtype.is_integer:
         return array_ops.gather(t, key)
     return t[key]
+
+
+def setitem(a, key, value):
+    """`a[key] = value` as a value: the new array, `a` unchanged (AutoGraph's `set_item` on a tensor).
+
+    numpy's rules: `value` is cast to `a`'s dtype and broadcast to the shape `a[key]` has. Only
+    basic indices (ints, slices, `None`, `...`, scalar int tensors) have a graph form here. Built
+    from `a[key]` (StridedSlice) and its gradient op, which scatters a slice back into zeros of
+    `a`'s shape (StridedSliceGrad): `where(mask, placed, a)`, whose gradients are the slice's and
+    Select's (so `--grad` flows to both `a` and `value`)."""
+    from ..framework.op_def_library import apply_op
+    t = as_tensor(a)
+    part = t[key]
+    spec, slots = part.op.get_attr("spec"), part.op.get_attr("tensor_slots")
+    dynamic = list(part.op.inputs[1:])
+    v = array_ops.cast(value, t.dtype) if isinstance(value, Tensor) else \
+        convert_to_tensor(np.asarray(value).astype(t.dtype.as_numpy_dtype), dtype=t.dtype)
+    if part.shape.is_fully_defined() and v.shape.is_fully_defined():
+        np.broadcast_shapes(tuple(v.shape.as_list()), tuple(part.shape.as_list()))  # numpy's ValueError
+        if len(v.shape.as_list()) > len(part.shape.as_list()):
+            raise ValueError(f"could not broadcast input array from shape {tuple(v.shape.as_list())} into shape "
+                             f"{tuple(part.shape.as_list())}")
+    v = array_ops.broadcast_to(v, array_ops.shape(part))
+
+    def scatter(dy):
+        out = apply_op("StridedSliceGrad", [("shape", array_ops.shape(t))] +
+                       [(f"index_{i}", d) for i, d in enumerate(dynamic)] + [("dy", dy)],
+                       {"spec": spec, "tensor_slots": slots}).outputs[0]
+        out.set_shape(t.shape)
+        return out
+    mask = scatter(array_ops.ones_like(part, dtype=dtypes.bool_))
+    return array_ops.where_v2(mask, scatter(v), t)

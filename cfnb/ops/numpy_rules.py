@@ -24,7 +24,7 @@ import numbers
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtype_rules, dtypes
 from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 
@@ -62,6 +62,8 @@ def operand_dtype(value):
     """What numpy's type resolution sees for `value`: a numpy dtype, or `int`/`float` for a weak
     Python scalar."""
     if isinstance(value, Tensor):
+        if dtype_rules.is_weak(value) and value.dtype.is_numeric and value.dtype != dtypes.bool_:
+            return int if value.dtype.is_integer else float  # a Python number computed in the graph
         return np.dtype(value.dtype.as_numpy_dtype) if value.dtype.as_numpy_dtype not in (None, np.object_) else None
     if is_weak(value):
         return int if isinstance(value, int) else float
@@ -79,6 +81,8 @@ def input_dtypes(op_type, values):
     ops = [operand_dtype(v) for v in values]
     if any(o is None or (isinstance(o, np.dtype) and o.kind not in "biuf") for o in ops):
         return None
+    if all(o is int or o is float for o in ops):  # Python numbers only: computed as Python does, in int64/float64
+        ops = [np.dtype(np.float64) if float in ops else np.dtype(np.int64)] * len(ops)
     ufunc = UFUNCS.get(op_type)
     if ufunc is not None and ufunc.nin == len(ops):
         resolved = ufunc.resolve_dtypes(tuple(ops) + (None,) * ufunc.nout)[:len(ops)]
@@ -97,12 +101,35 @@ def to_dtype(value, dtype, name):
     constant made in `dtype` (numpy's rules raise OverflowError for an int that does not fit)."""
     from .array_ops import cast
     if isinstance(value, Tensor):
-        return cast(value, dtype)
+        out = cast(value, dtype)
+        return dtype_rules.mark_weak(out) if dtype_rules.is_weak(value) else out
     if is_weak(value) and dtype.is_integer:
         info = np.iinfo(dtype.as_numpy_dtype)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python integer {value} out of bounds for {dtype.name}")
-    return convert_to_tensor(value, dtype=dtype, name=name)
+    out = convert_to_tensor(value, dtype=dtype, name=name)
+    return dtype_rules.mark_weak(out) if is_weak(value) else out
+
+
+# Ops whose result is a Python number when all their inputs are (`i * 2 + 1`, `abs(n)`, `-x`).
+_KEEPS_WEAK = (set(UFUNCS) - {"MatMul"}) | {"Identity"}
+
+
+# Python-int arithmetic that can leave int64: its kernel checks (math_ops.checked_int_kernel).
+PYTHON_INT_ATTR = "_python_int"
+_CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow")
+
+
+def mark_result(op, inputs):
+    """Mark the outputs of `op` weak when every input is (numpy: Python numbers give a Python number).
+    An int64 result of Python ints gets the `_python_int` attr: plain Python's int would not wrap
+    past 2**63, so the kernel raises OverflowError instead of wrapping (numpy int64 values still wrap)."""
+    if op.type in _KEEPS_WEAK and inputs and all(dtype_rules.is_weak(t) for t in inputs):
+        for out in op.outputs:
+            if out.dtype != dtypes.bool_:
+                dtype_rules.mark_weak(out)
+        if op.type in _CAN_OVERFLOW and op.outputs and op.outputs[0].dtype == dtypes.int64:
+            op._set_attr(PYTHON_INT_ATTR, True)
 
 
 def promote_inputs(op_type, inputs, same):

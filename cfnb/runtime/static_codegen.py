@@ -10,6 +10,7 @@ ends with `# @<node id>`, which is how a failure is located: nothing is recorded
 import numpy as np
 
 from ..framework import errors
+from ..ops import int_overflow
 from . import buffer_forwarding, static_cond, static_inline
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 
@@ -52,7 +53,7 @@ class Codegen:
             if name != ROOT:
                 self.children_of.setdefault(info.parent_name, []).append(name)
         self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_iters": [], "_frames": [],
-                          "_stuck": _stuck, "_pred_error": _pred_error}
+                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
         self.ref = {}            # (node_id, port) -> expression
@@ -317,6 +318,10 @@ class Codegen:
             raise NotStatic(f"node kind of {item.name}")
         # An ordinary kernel call.
         defaults[f"k{nid}"] = item.kernel
+        if getattr(item.kernel, "unchecked", None) is not None and op.type in int_overflow.SCALAR_REPORTED:
+            # Python-int arithmetic: numpy reports the overflow (overflow_call), so the plain kernel runs.
+            defaults[f"k{nid}"] = item.kernel.unchecked
+            self.namespace["_python_int_nodes"][nid] = (op.type, tuple(refs))
         ufunc = buffer_forwarding.UFUNCS.get(op.type)
         # A rank-0 result is a numpy scalar, never a buffer: not worth a run-time check.
         if (ufunc is not None and len(refs) == 2 and item.num_outputs == 1 and not item.multi_output

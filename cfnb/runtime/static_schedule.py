@@ -33,6 +33,7 @@ import itertools
 import numpy as np
 
 from ..framework import errors
+from ..ops import int_overflow
 from .graph_compiler import ROOT
 from .static_codegen import DEAD, LIVE, Codegen, NotStatic
 
@@ -77,7 +78,7 @@ class StaticSchedule:
         del self._namespace["_frames"][:]
         del self._namespace["_iters"][:]
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore", over="call", call=int_overflow.overflow_call):
                 results = self._run(feed_values)
         except errors.OpError as e:
             raise self._locate(e) from None
@@ -122,4 +123,5 @@ def compile_static(exe):
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     line_nodes = {n: int(line.rsplit("# @", 1)[1]) for n, line in enumerate(source.split("\n"), start=1)
                   if "# @" in line}
+    namespace["_line_nodes"] = line_nodes  # int_overflow.overflow_call finds the running node by its line
     return StaticSchedule(exe, source, namespace, forwarded, filename, line_nodes)
