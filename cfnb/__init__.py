@@ -172,6 +172,7 @@ from .ops.variables import (
 )
 from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
+from .runtime.gpu_options import GPUOptions
 
 bool = bool_  # noqa: A001 - `tf.bool`
 tuple = tuple_  # noqa: A001 - `tf.tuple`

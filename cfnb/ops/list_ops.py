@@ -6,7 +6,7 @@ loops can pop the same forward accumulator independently.
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
@@ -111,6 +111,9 @@ def _empty_kernel(op):
 
 
 def _push_kernel(op):
+    if op._attrs.get("_swap_memory"):  # a v2 loop's accumulator with while_loop(..., swap_memory=True)
+        what = op.name
+        return lambda handle, tensor: handle.push(op_kernel_context.swap_out(what, tensor))
     return lambda handle, tensor: handle.push(tensor)
 
 
@@ -121,7 +124,12 @@ def _pop_kernel(op):
             if shape.size and (shape >= 0).all():
                 return handle, np.zeros(tuple(int(d) for d in shape), dtype=handle.element_dtype)
             raise errors.InvalidArgumentError(op, op, "Trying to pop from an empty list.")
-        return handle.rest, handle.head
+        rest = handle.rest
+        value = op_kernel_context.swap_in(handle.head)
+        if rest.length and rest._items is None:  # the next two pops (a swapped accumulator is a linked list)
+            op_kernel_context.prefetch([rest._head] + ([rest._rest._head] if rest.length > 1 and
+                                                       rest._rest._items is None else []))
+        return rest, value
     return pop_back
 
 
@@ -156,9 +164,11 @@ def empty_tensor_list(element_shape, element_dtype, max_num_elements=None, name=
                     name=name, default_name="EmptyTensorList", dtypes={"max_num_elements": dtypes.int32}).outputs[0]
 
 
-def tensor_list_push_back(input_handle, tensor, name=None):
-    return apply_op("TensorListPushBack", [("input_handle", input_handle), ("tensor", tensor)],
-                    {"element_dtype": tensor.dtype, "element_shape_static": tensor.shape}, name=name,
+def tensor_list_push_back(input_handle, tensor, name=None, swap_memory=False):
+    attrs = {"element_dtype": tensor.dtype, "element_shape_static": tensor.shape}
+    if swap_memory:  # cfnb's own: swap this accumulator to host memory on a GPU (runtime/swap.py)
+        attrs["_swap_memory"] = True
+    return apply_op("TensorListPushBack", [("input_handle", input_handle), ("tensor", tensor)], attrs, name=name,
                     default_name="TensorListPushBack").outputs[0]
 
 
