@@ -54,7 +54,9 @@ def test_bfc_rounding():
 
 
 def test_gpu_options_declare_a_limited_gpu():
-    with pytest.warns(SimulatedDeviceWarning, match="simulated") if not backends.has_gpu() else warnings.catch_warnings():
+    expect = pytest.warns(SimulatedDeviceWarning, match="simulated") if not backends.has_gpu() else \
+        warnings.catch_warnings()
+    with expect:
         sess = tf.Session(graph=tf.Graph(), config=limited(3))
     gpu = sess._memory.allocator("/job:localhost/replica:0/task:0/device:GPU:0")
     assert gpu.limit == 3 << 20 and gpu.name == "GPU_0_bfc"

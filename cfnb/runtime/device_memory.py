@@ -20,7 +20,6 @@ from .gpu_options import gpu_memory_limits
 from .memory_timeline import MemoryTimeline
 from .swap import SwappedTensor
 
-
 MAX_COPIES_IN_FLIGHT = 4
 
 
