@@ -11,6 +11,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 
+_xp = op_kernel_context.device_module  # the array module of the kernel's device
 
 class TensorList:
     """An immutable list of tensors, in one of two shapes: a linked node (`push` and `pop` are O(1), as
@@ -62,10 +63,10 @@ class TensorList:
         if value is None:
             shape = _first_known(element_shape, self.element_shape)
             if shape is not None:
-                return np.zeros(shape, dtype=self.element_dtype)
+                return op_kernel_context.device_module().zeros(shape, dtype=self.element_dtype)
             known = next((v for v in items if v is not None), None)
             if known is not None:
-                return np.zeros_like(known)
+                return _xp().zeros_like(known)
             raise errors.InvalidArgumentError(op, op, f"Trying to read an uninitialized tensor (element {index}) but "
                                                       f"element_shape is not fully defined and no list element is "
                                                       f"set.")
@@ -122,7 +123,7 @@ def _pop_kernel(op):
         if handle.length == 0:
             shape = np.asarray(element_shape).reshape(-1)
             if shape.size and (shape >= 0).all():
-                return handle, np.zeros(tuple(int(d) for d in shape), dtype=handle.element_dtype)
+                return handle, _xp().zeros(tuple(int(d) for d in shape), dtype=handle.element_dtype)
             raise errors.InvalidArgumentError(op, op, "Trying to pop from an empty list.")
         rest = handle.rest
         value = op_kernel_context.swap_in(handle.head)
@@ -198,7 +199,7 @@ def _set_item_kernel(op):
         if not 0 <= index < len(items):
             raise errors.InvalidArgumentError(op, op, f"Trying to modify element {index} in a list with "
                                                       f"{len(items)} elements.")
-        items[index] = np.asarray(item)
+        items[index] = _xp().asarray(item)
         return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
     return set_item
 
@@ -219,27 +220,27 @@ def _stack_kernel(op):
             if shape is None:
                 raise errors.InvalidArgumentError(op, op, "Tried to stack elements of an empty list with "
                                                           "non-fully-defined element_shape.")
-            return np.zeros((0,) + shape, dtype=handle.element_dtype)
-        return np.stack(items)
+            return op_kernel_context.device_module().zeros((0,) + shape, dtype=handle.element_dtype)
+        return op_kernel_context.device_module().stack(items)
     return stack
 
 
 def _from_tensor_kernel(op):
-    return lambda tensor, element_shape: TensorList.from_items(list(np.asarray(tensor)), element_shape,
-                                                               np.asarray(tensor).dtype)
+    return lambda tensor, element_shape: TensorList.from_items(list(_xp().asarray(tensor)), element_shape,
+                                                               _xp().asarray(tensor).dtype)
 
 
 def _gather_kernel(op):
     def gather(handle, indices, element_shape):
         items = [handle.item(op, int(k), element_shape) for k in np.reshape(indices, -1)]
-        return np.stack(items) if items else np.zeros([0], dtype=handle.element_dtype)
+        return _xp().stack(items) if items else _xp().zeros([0], dtype=handle.element_dtype)
     return gather
 
 
 def _scatter_kernel(op):
     def scatter(handle, tensor, indices):
         items = handle.to_list()
-        for k, v in zip(np.reshape(indices, -1), np.asarray(tensor)):
+        for k, v in zip(np.reshape(indices, -1), _xp().asarray(tensor)):
             k = int(k)
             if k >= len(items):
                 items.extend([None] * (k + 1 - len(items)))
@@ -347,14 +348,14 @@ def tensor_list_length(handle, name=None):
 def _concat_kernel(op):
     def concat(handle, element_shape):
         items = [handle.item(op, k) for k in range(handle.length)]
-        lengths = np.array([np.shape(v)[0] for v in items], np.int64)
-        return (np.concatenate(items) if items else np.zeros([0], dtype=handle.element_dtype)), lengths
+        lengths = _xp().array([np.shape(v)[0] for v in items], np.int64)
+        return (_xp().concatenate(items) if items else _xp().zeros([0], dtype=handle.element_dtype)), lengths
     return concat
 
 
 def _split_kernel(op):
     def split(tensor, element_shape, lengths):
-        tensor = np.asarray(tensor)
+        tensor = _xp().asarray(tensor)
         bounds = np.cumsum([0] + [int(n) for n in lengths])
         items = [tensor[bounds[k]:bounds[k + 1]] for k in range(len(lengths))]
         return TensorList.from_items(items, element_shape, tensor.dtype)

@@ -11,6 +11,8 @@ import warnings
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 from ..framework import op_kernel_context
 from ..framework.registry import get_op_def
 from . import backends
@@ -76,14 +78,28 @@ class DeviceMemory:
         ctx = (self, device)
         multi = get_op_def(op.type).multi_output
         register = alloc.register
+        if op.type in ("Const", "HostConst") and backends.is_gpu(device):
+            # A constant's tensor is copied into the device's memory once, when its kernel is made
+            # (TensorFlow's ConstantOp: `MakeTensorFromProto` on the op's device).
+            host = kernel()
+            value = register(backends.to_device(host, device), op)
+            return lambda: value
+        check = backends.is_strict() and backends.is_gpu(device)
 
         def run(*args):
             op_kernel_context.set_device(*ctx)
             out = kernel(*args)
             for value in (out if multi else (out,)):
+                if check:
+                    _check_on_device(op, device, value)
                 register(value, op)
             return out
         return run
+
+    def array_module(self, device):
+        if backends.is_strict() and backends.is_gpu(device):
+            return backends.strict.module(device)
+        return backends.array_module(device)
 
     def swap_out(self, device, what, value):
         """A swapping push on `device`: a SwappedTensor on a GPU (the copy starts now), else the value."""
@@ -110,3 +126,13 @@ class DeviceMemory:
 
     def timeline(self):
         return MemoryTimeline({a.device: a for a in [*self.gpu_allocators(), self.host]})
+
+
+def _check_on_device(op, device, value):
+    """The strict backend's rule: a kernel on a device returns arrays of that device (rank-0 and int32 host
+    arrays pass: strict.is_host_memory)."""
+    if isinstance(value, np.ndarray) and not backends.strict.is_host_memory(value) and \
+            not (isinstance(value, backends.strict.DeviceArray) and value.device == device):
+        raise backends.strict.DeviceMixingError(
+            f"{op.type} kernel '{op.name}' on {device} returned a host numpy array of shape {value.shape}: it fell "
+            f"back to host numpy instead of its device's array module")

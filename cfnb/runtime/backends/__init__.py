@@ -8,9 +8,14 @@ cfnb mirrors the rule: `array_module(device)` is numpy for a CPU device and for 
 explicit copies that Recv and swapping use. `get_array_module(*arrays)` answers like
 `cupy.get_array_module`: the module of the arrays a kernel was given.
 """
+import contextlib
 import functools
 
 import numpy as np
+
+from . import strict
+
+_simulation = {"strict": False}  # tests: simulated GPUs hold strict.DeviceArray instead of plain numpy
 
 
 @functools.lru_cache(maxsize=1)
@@ -23,6 +28,21 @@ def cupy_module():
         return cupy
     except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU here"
         return None
+
+
+@contextlib.contextmanager
+def strict_simulation():
+    """Within: a simulated GPU's arrays are `strict.DeviceArray`s, and device kernels are checked
+    (device_memory.py), so a kernel that falls back to host numpy fails instead of passing silently."""
+    was, _simulation["strict"] = _simulation["strict"], True
+    try:
+        yield
+    finally:
+        _simulation["strict"] = was
+
+
+def is_strict():
+    return _simulation["strict"]
 
 
 def has_gpu():
@@ -64,5 +84,8 @@ def to_device(value, device):
     """A copy of `value` in `device`'s memory: the host-to-device copy of a Recv and of a swap-in."""
     xp = array_module(device)
     if xp is np:
-        return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+        if not isinstance(value, np.ndarray):
+            return value
+        copy = np.array(value, copy=True)
+        return strict.on_device(copy, device) if _simulation["strict"] and is_gpu(device) else copy
     return xp.asarray(value)
