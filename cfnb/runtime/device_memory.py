@@ -22,7 +22,7 @@ from .gpu_options import gpu_memory_limits
 from .memory_timeline import MemoryTimeline
 from .swap import SwappedTensor
 
-MAX_COPIES_IN_FLIGHT = 4
+MAX_COPIES_IN_FLIGHT = 8
 
 
 class SimulatedDeviceWarning(UserWarning):
