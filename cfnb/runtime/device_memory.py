@@ -59,6 +59,10 @@ class DeviceMemory:
                           f"host with their own memory accounting ({limits}).", SimulatedDeviceWarning, stacklevel=3)
         return memory
 
+    def close(self):
+        """Stop the copy thread once its queued copies are done (Session.close)."""
+        self.copier.shutdown(wait=False)
+
     def allocator(self, device):
         return self.allocators.get(device, self.host)
 

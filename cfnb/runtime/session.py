@@ -149,6 +149,8 @@ class Session:
     def close(self):
         self._closed = True
         self._cache.clear()
+        if self._memory is not None:
+            self._memory.close()
 
     # --- running ------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
