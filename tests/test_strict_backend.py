@@ -100,3 +100,39 @@ def test_a_kernel_that_falls_back_to_host_numpy_fails(strict_gpu):
     # the same kernel is fine on a CPU, where host numpy is the device's module
     with cfnb.Session(graph=g) as sess:
         np.testing.assert_array_equal(sess.run(z, {x: np.ones(2, np.float32)}), [1.0, 1.0])
+
+
+_reliab_spec = importlib.util.spec_from_file_location("cfnb_reliab_for_strict",
+                                                      pathlib.Path(__file__).parent / "regressions" / "test_reliab.py")
+reliab = importlib.util.module_from_spec(_reliab_spec)
+_reliab_spec.loader.exec_module(reliab)
+
+
+def test_regression_programs_on_strict_gpu(strict_gpu):
+    """Issue 9's programs too (tests/regressions/reliab_programs.py): same values, or the same error type."""
+    problems, ran = [], 0
+    was_v2 = cfnb.control_flow_v2_enabled()
+    try:
+        for name, build in reliab.programs.PROGRAMS.items():
+            for mode in reliab.programs.MODES[name]:
+                if mode in reliab.programs.PENDING[name]:
+                    continue
+                want = reliab.EXPECTED[mode][name]
+                (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
+                _, values, error = reliab.run(build, strict_gpu)
+                ran += 1
+                if "error" in want:
+                    if error is None or type(error[1]).__name__ != want["error"]["type"]:
+                        problems.append(f"{name} ({mode}): {error and error[1]!r} instead of {want['error']['type']}")
+                    continue
+                if error is not None:
+                    problems.append(f"{name} ({mode}): {error[1]!r}"[:400])
+                    continue
+                for key, value in values.items():
+                    expected = np.asarray(want["values"][key], dtype=want["dtypes"][key]).reshape(want["shapes"][key])
+                    if value.shape != expected.shape or not np.allclose(value, expected, rtol=2e-4, atol=2e-5):
+                        problems.append(f"{name} ({mode}) {key}: {value.tolist()} != {expected.tolist()}")
+    finally:
+        (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
+    assert ran > 100
+    assert not problems, "\n".join(problems)
