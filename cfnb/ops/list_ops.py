@@ -13,6 +13,7 @@ from ..framework.tensor_shape import TensorShape, as_shape
 
 _xp = op_kernel_context.device_module  # the array module of the kernel's device
 
+
 class TensorList:
     """An immutable list of tensors, in one of two shapes: a linked node (`push` and `pop` are O(1), as
     the accumulators of loop gradients need) or a tuple of items (indexing is O(1), as TensorArrays
@@ -63,14 +64,14 @@ class TensorList:
         if value is None:
             shape = _first_known(element_shape, self.element_shape)
             if shape is not None:
-                return op_kernel_context.device_module().zeros(shape, dtype=self.element_dtype)
+                return _xp().zeros(shape, dtype=self.element_dtype)
             known = next((v for v in items if v is not None), None)
             if known is not None:
                 return _xp().zeros_like(known)
             raise errors.InvalidArgumentError(op, op, f"Trying to read an uninitialized tensor (element {index}) but "
                                                       f"element_shape is not fully defined and no list element is "
                                                       f"set.")
-        return value
+        return op_kernel_context.swap_in(value)  # a swapped accumulator read by index comes back too
 
     def __add__(self, other):
         """Element-wise sum (gradients of a list add up like this); an unset element counts as zero."""
@@ -220,8 +221,8 @@ def _stack_kernel(op):
             if shape is None:
                 raise errors.InvalidArgumentError(op, op, "Tried to stack elements of an empty list with "
                                                           "non-fully-defined element_shape.")
-            return op_kernel_context.device_module().zeros((0,) + shape, dtype=handle.element_dtype)
-        return op_kernel_context.device_module().stack(items)
+            return _xp().zeros((0,) + shape, dtype=handle.element_dtype)
+        return _xp().stack(items)
     return stack
 
 

@@ -15,6 +15,7 @@ from ..framework.tensor_shape import TensorShape, as_shape
 
 _xp = op_kernel_context.device_module  # the array module of the kernel's device
 
+
 class TensorArrayState:
     """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
 
@@ -80,7 +81,7 @@ class TensorArrayState:
             if known is not None:
                 return _xp().zeros_like(known)
             if self.element_shape is not None and self.element_shape.is_fully_defined():
-                return op_kernel_context.device_module().zeros(self.element_shape.as_list(), dtype=self.dtype)
+                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
         if value is None:
             if self.read[index]:
                 raise errors.InvalidArgumentError(
@@ -89,7 +90,7 @@ class TensorArrayState:
             if self.element_shape is not None and self.element_shape.is_fully_defined():
                 # TensorFlow reads zeros there, and (clear_after_read) counts it as read
                 self.read[index] = self.clear_after_read
-                return op_kernel_context.device_module().zeros(self.element_shape.as_list(), dtype=self.dtype)
+                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
                                                       f"index {index}: it was never written, and the element shape "
                                                       f"is not fully defined ({self.element_shape or '<unknown>'}) "
@@ -143,7 +144,7 @@ def _gather_kernel(op, state):
             raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape {_elem(op)} is "
                                                     f"not fully defined. Currently only static shapes are supported "
                                                     f"when packing zero-size TensorArrays.")
-        return op_kernel_context.device_module().stack(vals)
+        return _xp().stack(vals)
     return gather
 
 
