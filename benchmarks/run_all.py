@@ -8,6 +8,7 @@ import platform
 import sys
 
 import magic_loop
+import memory_swap
 import numpy as np
 import rnn_backward
 import rnn_forward
@@ -28,6 +29,7 @@ def main():
     ok &= rnn_backward.main()
     ok &= magic_loop.main()
     ok &= two_devices.main()
+    ok &= memory_swap.main()
     return ok
 
 

@@ -175,6 +175,7 @@ from .ops.variables import (
     zeros_initializer,
 )
 from .runtime.config_options import GraphOptions, OptimizerOptions
+from .runtime.gpu_options import GPUOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
 
 bool = bool_  # noqa: A001 - `tf.bool`

@@ -241,6 +241,8 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
     lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
     result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
                              lambda: _traced_run(plan))
+    if options.swap_memory:
+        result.memory_runner = lambda: _memory_run(plan)
     return result, updates
 
 
@@ -264,6 +266,18 @@ def _traced_run(plan):
         except Exception:  # noqa: BLE001 - the trace up to where it stopped (limit or error)
             pass
     return meta.trace, meta.memory
+
+
+def _memory_run(plan):
+    """`--swap-memory`: the cell's graph re-run on a (simulated) GPU device, for its memory timeline: where
+    the history stacks live, and what swap_memory moved to the host (prints silenced)."""
+    meta = cfnb.RunMetadata()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session = cfnb.Session(graph=plan.graph, config=cfnb.ConfigProto(device_count={"GPU": 1}))
+        session.run(plan.fetches, run_metadata=meta)
+    return meta.memory_timeline
 
 
 def _run_time_error(error, plan):

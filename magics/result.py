@@ -16,7 +16,11 @@ class WhileLoopResult:
                 value); recorded when first asked for, at most magics.TRACE_LIMIT firings
                 (`trace.truncated` says whether the run was longer); its prints are silenced
     memory      the history stacks' memory over that traced run
+    memory_timeline   with `--swap-memory`: device and host memory of a re-run on a (simulated) GPU;
+                `memory_plot()` draws it
     """
+
+    memory_runner = None  # set by `--swap-memory`
 
     def __init__(self, form, graph, functional, lowered, values, grads, tracer):
         self.form = form
@@ -41,6 +45,18 @@ class WhileLoopResult:
     @property
     def memory(self):
         return self._record()[1]
+
+    @property
+    def memory_timeline(self):
+        if self.memory_runner is None:
+            raise AttributeError("memory_timeline: run the cell with %%whileloop --swap-memory")
+        if getattr(self, "_memory_timeline", None) is None:
+            self._memory_timeline = self.memory_runner()
+        return self._memory_timeline
+
+    def memory_plot(self):
+        """Device and host memory against time, forward and backprop marked (cfnb.viz.plot_memory)."""
+        return viz.plot_memory(self.memory_timeline, title="%%whileloop --swap-memory")
 
     def explorer(self):
         """The ipywidgets explorer (made once, then reused)."""

@@ -1,7 +1,7 @@
 """Gradients of array ops (TensorFlow's array_grad.py), and of the ops that only pass values on."""
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, op_kernel_context
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
@@ -66,8 +66,8 @@ def _split_v_infer(op):
 
 def _split_v_kernel(op):
     sizes, axis = op.get_attr("sizes"), op.get_attr("axis")
-    bounds = np.cumsum(sizes)[:-1]
-    return lambda x: tuple(np.split(np.asarray(x), bounds, axis=axis))
+    bounds = np.cumsum(sizes)[:-1].tolist()
+    return lambda x: tuple(np.split(op_kernel_context.device_module().asarray(x), bounds, axis=axis))
 
 
 register_op("SplitV", _split_v_infer, _split_v_kernel, multi_output=True)
@@ -96,8 +96,9 @@ def _concat_grad(op, grad):
 
 def _unsorted_segment_sum_kernel(op):
     def segment_sum(data, ids, num):
-        data, ids = np.asarray(data), np.asarray(ids)
-        out = np.zeros((int(num),) + data.shape[ids.ndim:], dtype=data.dtype)
+        xp = op_kernel_context.device_module()
+        data, ids = xp.asarray(data), np.asarray(ids)
+        out = xp.zeros((int(num),) + data.shape[ids.ndim:], dtype=data.dtype)
         np.add.at(out, ids, data)
         return out
     return segment_sum
@@ -139,9 +140,10 @@ def _strided_slice_grad_kernel(op):
 
     def strided_slice_grad(shape, *rest):
         dynamic, dy = rest[:-1], rest[-1]
-        out = np.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
+        xp = op_kernel_context.device_module()
+        out = xp.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
         index = tuple(array_ops.slice_key(spec, slots, dynamic))
-        out[index] += np.asarray(dy).reshape(out[index].shape)
+        out[index] += xp.asarray(dy).reshape(out[index].shape)
         return out
     return strided_slice_grad
 
@@ -202,7 +204,8 @@ def _concat_offsets_kernel(op):
 
     def concat_split(grad, *shapes):
         sizes = [int(s[axis]) for s in shapes]
-        return tuple(np.split(np.asarray(grad), np.cumsum(sizes)[:-1], axis=axis))
+        bounds = np.cumsum(sizes)[:-1].tolist()
+        return tuple(np.split(op_kernel_context.device_module().asarray(grad), bounds, axis=axis))
     return concat_split
 
 

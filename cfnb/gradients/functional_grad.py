@@ -248,7 +248,8 @@ class _WhileBodyGradFuncGraph(FuncGraph):
                                                      name=f"{tensor.name.replace(':', '_')}/accumulator")
         self.extra_inputs.append(tensor_list)
         with self.forward_graph.as_default():
-            accumulator = list_ops.tensor_list_push_back(tensor_list, tensor)
+            accumulator = list_ops.tensor_list_push_back(tensor_list, tensor,
+                                                         swap_memory=getattr(self.forward_graph, "swap_memory", False))
         self.forward_graph.outputs.append(accumulator)
         self.forward_cond.capture(tensor_list)
         captured_accumulator = self._raw_capture(accumulator)

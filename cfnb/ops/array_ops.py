@@ -7,7 +7,7 @@ import builtins
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
@@ -174,7 +174,8 @@ def _reshape_infer(op):
     return [(x.dtype, TensorShape(out))]
 
 
-register_op("Reshape", _reshape_infer, lambda op: lambda x, s: _as_value(np.reshape(x, s)))
+register_op("Reshape", _reshape_infer,
+            lambda op: lambda x, s: _as_value(op_kernel_context.device_module().reshape(x, s)))
 
 
 def reshape(tensor, shape, name=None):
@@ -263,7 +264,8 @@ def _fill_infer(op):
 
 
 register_op("Fill", _fill_infer,
-            lambda op: lambda d, v: _as_value(np.full(tuple(d), v, dtype=np.asarray(v).dtype)))
+            lambda op: lambda d, v: _as_value(op_kernel_context.device_module().full(tuple(d), v,
+                                                                                     dtype=np.asarray(v).dtype)))
 
 
 def fill(dims, value, name=None):
@@ -314,7 +316,7 @@ def ones_like(tensor, dtype=None, name=None):
 
 
 register_op("Cast", lambda op: [(op.get_attr("DstT"), _in(op, 0).shape)],
-            lambda op: (lambda dt: lambda x: _as_value(np.asarray(x).astype(dt)))(
+            lambda op: (lambda dt: lambda x: _as_value(op_kernel_context.device_module().asarray(x).astype(dt)))(
                 op.get_attr("DstT").as_numpy_dtype))
 
 
@@ -338,7 +340,7 @@ def _range_infer(op):
     return [(dt, TensorShape([len(np.arange(*[v.item() for v in vals]))]))]
 
 
-register_op("Range", _range_infer, lambda op: lambda start, limit, delta: np.arange(
+register_op("Range", _range_infer, lambda op: lambda start, limit, delta: op_kernel_context.device_module().arange(
     start, limit, delta, dtype=np.asarray(start).dtype))
 
 
@@ -383,7 +385,8 @@ def _pack_infer(op):
     return [(xs[0].dtype, TensorShape(dims[:a] + [len(xs)] + dims[a:]))]
 
 
-register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: np.stack(xs, axis=a))(op.get_attr("axis")))
+register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: op_kernel_context.device_module().stack(
+    xs, axis=a))(op.get_attr("axis")))
 
 
 def stack(values, axis=0, name="stack"):
@@ -411,7 +414,8 @@ def _unpack_infer(op):
 
 
 register_op("Unpack", _unpack_infer,
-            lambda op: (lambda a: lambda x: tuple(_as_value(v) for v in np.moveaxis(np.asarray(x), a, 0)))(
+            lambda op: (lambda a: lambda x: tuple(_as_value(v) for v in np.moveaxis(
+                op_kernel_context.device_module().asarray(x), a, 0)))(
                 op.get_attr("axis")), multi_output=True)
 
 
@@ -481,7 +485,7 @@ def _gather_infer(op):
 
 def _gather_kernel(op):
     def gather(params, indices, axis):
-        params = np.asarray(params)
+        params = op_kernel_context.device_module().asarray(params)
         idx = np.asarray(indices)
         a = int(axis)
         n = params.shape[a]
@@ -553,7 +557,7 @@ def _strided_slice_kernel(op):
 
     def strided_slice(x, *dynamic):
         key = slice_key(spec, tensor_slots, dynamic)
-        x = np.asarray(x)
+        x = op_kernel_context.device_module().asarray(x)
         for k, item in enumerate(key):
             if isinstance(item, int):
                 d = x.shape[sum(1 for s in key[:k] if s is not None)]
@@ -632,7 +636,7 @@ def _select_infer(op):
 
 def _select_kernel(op):
     def select(c, x, y):
-        c = np.asarray(c)
+        c = op_kernel_context.device_module().asarray(c)
         if c.ndim == 1 and np.ndim(x) > 1:  # a vector condition picks whole rows
             c = c.reshape((-1,) + (1,) * (np.ndim(x) - 1))
         return _as_value(np.where(c, x, y))

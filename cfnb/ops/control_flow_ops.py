@@ -858,7 +858,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     if control_flow_v2_toggles.control_flow_v2_enabled() or g.building_function:
         return while_v2.while_loop(cond, body, loop_vars, shape_invariants=shape_invariants,
                                    parallel_iterations=parallel_iterations, maximum_iterations=maximum_iterations,
-                                   name=name, return_same_structure=return_same_structure, back_prop=back_prop)
+                                   name=name, return_same_structure=return_same_structure, back_prop=back_prop,
+                                   swap_memory=swap_memory)
     with g.name_scope(name or "while") as scope:
         label = scope[:-1]
         loop_vars = _convert_loop_vars(loop_vars)

@@ -2,12 +2,13 @@
 
 The forward loop pushes a value every iteration; the gradient loop pops them in reverse. A stack
 lives for one run (the handle is created when StackV2 fires). `swap_memory=True` is TensorFlow's
-permission to move pushed tensors from GPU to host memory; on the numpy backend values stay where
-they are, and the flag is recorded so the memory timeline can show what would be swapped.
+permission to move pushed tensors from GPU to host memory: on a GPU device the push stores a handle whose
+copy to the host runs on the copy thread, and the pop brings it back (runtime/swap.py, through
+framework/op_kernel_context.py); on a CPU device values stay where they are.
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
@@ -29,15 +30,16 @@ class StackState:
         if 0 <= self.max_size <= len(self.elements):
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] overflowed its max_size "
                                                       f"({self.max_size})")
-        self.elements.append(value)
         self.bytes += np.asarray(value).nbytes
+        self.elements.append(op_kernel_context.swap_out(self.name, value) if swap else value)
         if self.memory is not None:
             self.memory.record(self.name, self.bytes, swap)
 
     def pop(self, op):
         if not self.elements:
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] is empty.")
-        value = self.elements.pop()
+        value = op_kernel_context.swap_in(self.elements.pop())
+        op_kernel_context.prefetch(self.elements[:-3:-1])  # the next two pops (StackPopV2 copies on demand)
         self.bytes -= np.asarray(value).nbytes
         if self.memory is not None:
             self.memory.record(self.name, self.bytes, False)

@@ -6,10 +6,12 @@ loops can pop the same forward accumulator independently.
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+
+_xp = op_kernel_context.device_module  # the array module of the kernel's device
 
 
 class TensorList:
@@ -62,14 +64,14 @@ class TensorList:
         if value is None:
             shape = _first_known(element_shape, self.element_shape)
             if shape is not None:
-                return np.zeros(shape, dtype=self.element_dtype)
+                return _xp().zeros(shape, dtype=self.element_dtype)
             known = next((v for v in items if v is not None), None)
             if known is not None:
-                return np.zeros_like(known)
+                return _xp().zeros_like(known)
             raise errors.InvalidArgumentError(op, op, f"Trying to read an uninitialized tensor (element {index}) but "
                                                       f"element_shape is not fully defined and no list element is "
                                                       f"set.")
-        return value
+        return op_kernel_context.swap_in(value)  # a swapped accumulator read by index comes back too
 
     def __add__(self, other):
         """Element-wise sum (gradients of a list add up like this); an unset element counts as zero."""
@@ -111,6 +113,9 @@ def _empty_kernel(op):
 
 
 def _push_kernel(op):
+    if op._attrs.get("_swap_memory"):  # a v2 loop's accumulator with while_loop(..., swap_memory=True)
+        what = op.name
+        return lambda handle, tensor: handle.push(op_kernel_context.swap_out(what, tensor))
     return lambda handle, tensor: handle.push(tensor)
 
 
@@ -119,9 +124,14 @@ def _pop_kernel(op):
         if handle.length == 0:
             shape = np.asarray(element_shape).reshape(-1)
             if shape.size and (shape >= 0).all():
-                return handle, np.zeros(tuple(int(d) for d in shape), dtype=handle.element_dtype)
+                return handle, _xp().zeros(tuple(int(d) for d in shape), dtype=handle.element_dtype)
             raise errors.InvalidArgumentError(op, op, "Trying to pop from an empty list.")
-        return handle.rest, handle.head
+        rest = handle.rest
+        value = op_kernel_context.swap_in(handle.head)
+        if rest.length and rest._items is None:  # the next two pops (a swapped accumulator is a linked list)
+            op_kernel_context.prefetch([rest._head] + ([rest._rest._head] if rest.length > 1 and
+                                                       rest._rest._items is None else []))
+        return rest, value
     return pop_back
 
 
@@ -156,9 +166,11 @@ def empty_tensor_list(element_shape, element_dtype, max_num_elements=None, name=
                     name=name, default_name="EmptyTensorList", dtypes={"max_num_elements": dtypes.int32}).outputs[0]
 
 
-def tensor_list_push_back(input_handle, tensor, name=None):
-    return apply_op("TensorListPushBack", [("input_handle", input_handle), ("tensor", tensor)],
-                    {"element_dtype": tensor.dtype, "element_shape_static": tensor.shape}, name=name,
+def tensor_list_push_back(input_handle, tensor, name=None, swap_memory=False):
+    attrs = {"element_dtype": tensor.dtype, "element_shape_static": tensor.shape}
+    if swap_memory:  # cfnb's own: swap this accumulator to host memory on a GPU (runtime/swap.py)
+        attrs["_swap_memory"] = True
+    return apply_op("TensorListPushBack", [("input_handle", input_handle), ("tensor", tensor)], attrs, name=name,
                     default_name="TensorListPushBack").outputs[0]
 
 
@@ -188,7 +200,7 @@ def _set_item_kernel(op):
         if not 0 <= index < len(items):
             raise errors.InvalidArgumentError(op, op, f"Trying to modify element {index} in a list with "
                                                       f"{len(items)} elements.")
-        items[index] = np.asarray(item)
+        items[index] = _xp().asarray(item)
         return TensorList.from_items(items, handle.element_shape, handle.element_dtype)
     return set_item
 
@@ -209,27 +221,27 @@ def _stack_kernel(op):
             if shape is None:
                 raise errors.InvalidArgumentError(op, op, "Tried to stack elements of an empty list with "
                                                           "non-fully-defined element_shape.")
-            return np.zeros((0,) + shape, dtype=handle.element_dtype)
-        return np.stack(items)
+            return _xp().zeros((0,) + shape, dtype=handle.element_dtype)
+        return _xp().stack(items)
     return stack
 
 
 def _from_tensor_kernel(op):
-    return lambda tensor, element_shape: TensorList.from_items(list(np.asarray(tensor)), element_shape,
-                                                               np.asarray(tensor).dtype)
+    return lambda tensor, element_shape: TensorList.from_items(list(_xp().asarray(tensor)), element_shape,
+                                                               _xp().asarray(tensor).dtype)
 
 
 def _gather_kernel(op):
     def gather(handle, indices, element_shape):
         items = [handle.item(op, int(k), element_shape) for k in np.reshape(indices, -1)]
-        return np.stack(items) if items else np.zeros([0], dtype=handle.element_dtype)
+        return _xp().stack(items) if items else _xp().zeros([0], dtype=handle.element_dtype)
     return gather
 
 
 def _scatter_kernel(op):
     def scatter(handle, tensor, indices):
         items = handle.to_list()
-        for k, v in zip(np.reshape(indices, -1), np.asarray(tensor)):
+        for k, v in zip(np.reshape(indices, -1), _xp().asarray(tensor)):
             k = int(k)
             if k >= len(items):
                 items.extend([None] * (k + 1 - len(items)))
@@ -337,14 +349,14 @@ def tensor_list_length(handle, name=None):
 def _concat_kernel(op):
     def concat(handle, element_shape):
         items = [handle.item(op, k) for k in range(handle.length)]
-        lengths = np.array([np.shape(v)[0] for v in items], np.int64)
-        return (np.concatenate(items) if items else np.zeros([0], dtype=handle.element_dtype)), lengths
+        lengths = _xp().array([np.shape(v)[0] for v in items], np.int64)
+        return (_xp().concatenate(items) if items else _xp().zeros([0], dtype=handle.element_dtype)), lengths
     return concat
 
 
 def _split_kernel(op):
     def split(tensor, element_shape, lengths):
-        tensor = np.asarray(tensor)
+        tensor = _xp().asarray(tensor)
         bounds = np.cumsum([0] + [int(n) for n in lengths])
         items = [tensor[bounds[k]:bounds[k + 1]] for k in range(len(lengths))]
         return TensorList.from_items(items, element_shape, tensor.dtype)

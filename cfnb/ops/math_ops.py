@@ -7,7 +7,7 @@ import operator
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, op_kernel_context
 from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.op_def_library import _graph_of, apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
@@ -349,8 +349,9 @@ def _reduce_kernel(np_fn):
             ax = tuple(int(a) for a in axes.reshape(-1)) if axes.size else ()
             if not ax:
                 return x
-            x = np.asarray(x)
-            return _as_value(np.asarray(np_fn(x, axis=ax, keepdims=keep), dtype=x.dtype))
+            xp = op_kernel_context.device_module()
+            x = xp.asarray(x)
+            return _as_value(xp.asarray(np_fn(x, axis=ax, keepdims=keep), dtype=x.dtype))
         return reduce
     return make
 

@@ -7,11 +7,13 @@ is rebuilt around the flow inside the body (`_with_new_flow`).
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+
+_xp = op_kernel_context.device_module  # the array module of the kernel's device
 
 
 class TensorArrayState:
@@ -51,12 +53,12 @@ class TensorArrayState:
         index = int(index)
         self._check_index(op, index, True)
         if self.values[index] is not None and self.accumulate:
-            self.values[index] = self.values[index] + np.asarray(value)
+            self.values[index] = self.values[index] + _xp().asarray(value)
             return
         if self.values[index] is not None:
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
                                                       f"{index} because it has already been written to.")
-        value = np.asarray(value)
+        value = _xp().asarray(value)
         if self.dtype is not None and value.dtype != self.dtype:
             raise errors.InvalidArgumentError(op, op, f"TensorArray dtype is {self.dtype} but Op is trying to write "
                                                       f"dtype {value.dtype}.")
@@ -77,9 +79,9 @@ class TensorArrayState:
             # A gradient TensorArray: an element no gradient was written to has gradient zero.
             known = next((v for v in self.values if v is not None), None)
             if known is not None:
-                return np.zeros_like(known)
+                return _xp().zeros_like(known)
             if self.element_shape is not None and self.element_shape.is_fully_defined():
-                return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
+                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
         if value is None:
             if self.read[index]:
                 raise errors.InvalidArgumentError(
@@ -88,7 +90,7 @@ class TensorArrayState:
             if self.element_shape is not None and self.element_shape.is_fully_defined():
                 # TensorFlow reads zeros there, and (clear_after_read) counts it as read
                 self.read[index] = self.clear_after_read
-                return np.zeros(self.element_shape.as_list(), dtype=self.dtype)
+                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
                                                       f"index {index}: it was never written, and the element shape "
                                                       f"is not fully defined ({self.element_shape or '<unknown>'}) "
@@ -138,17 +140,17 @@ def _gather_kernel(op, state):
             # inferred from the writes (the `element_shape` attr of TensorArrayGatherV3)
             for shape in (handle.element_shape, _elem(op)):
                 if shape is not None and shape.is_fully_defined():
-                    return np.zeros([0] + shape.as_list(), dtype=handle.dtype)
+                    return _xp().zeros([0] + shape.as_list(), dtype=handle.dtype)
             raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape {_elem(op)} is "
                                                     f"not fully defined. Currently only static shapes are supported "
                                                     f"when packing zero-size TensorArrays.")
-        return np.stack(vals)
+        return _xp().stack(vals)
     return gather
 
 
 def _scatter_kernel(op, state):
     def scatter(handle, indices, value, flow):
-        for i, v in zip(np.reshape(indices, -1), np.asarray(value)):
+        for i, v in zip(np.reshape(indices, -1), _xp().asarray(value)):
             handle.write(op, i, v)
         return flow
     return scatter
@@ -156,15 +158,15 @@ def _scatter_kernel(op, state):
 
 def _concat_kernel(op, state):
     def concat(handle, flow):
-        vals = [np.asarray(handle.read_at(op, i)) for i in range(handle.size)]
-        lengths = np.array([v.shape[0] for v in vals], dtype=np.int64)
-        return np.concatenate(vals) if vals else np.zeros([0], dtype=handle.dtype), lengths
+        vals = [_xp().asarray(handle.read_at(op, i)) for i in range(handle.size)]
+        lengths = _xp().array([v.shape[0] for v in vals], dtype=np.int64)
+        return _xp().concatenate(vals) if vals else _xp().zeros([0], dtype=handle.dtype), lengths
     return concat
 
 
 def _split_kernel(op, state):
     def split(handle, value, lengths, flow):
-        value = np.asarray(value)
+        value = _xp().asarray(value)
         offsets = np.cumsum([0] + [int(n) for n in lengths])
         for i in range(len(lengths)):
             handle.write(op, i, value[offsets[i]:offsets[i + 1]])

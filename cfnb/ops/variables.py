@@ -6,7 +6,7 @@ one graph hold separate values, as in TensorFlow.
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.ops import convert_to_tensor, get_default_graph, register_tensor_conversion_function
 from ..framework.registry import register_op
@@ -37,8 +37,9 @@ def _read_kernel(op, state):
 
 def _assign_kernel(op, state):
     values = state.variables
-    return lambda handle, value: values.__setitem__(handle, np.array(value, copy=True)[()]
-                                                    if np.ndim(value) == 0 else np.array(value, copy=True))
+    # The variable's buffer lives on the variable's device (the array module of the kernel's device).
+    return lambda handle, value: values.__setitem__(handle, np.array(value, copy=True)[()] if np.ndim(value) == 0
+                                                    else op_kernel_context.device_module().array(value, copy=True))
 
 
 def _update_kernel(fn):
@@ -50,7 +51,7 @@ def _update_kernel(fn):
 
         def update(handle, delta):
             old = read(handle)
-            new = np.asarray(fn(old, delta), dtype=np.asarray(old).dtype)
+            new = op_kernel_context.device_module().asarray(fn(old, delta), dtype=np.asarray(old).dtype)
             values[handle] = new[()] if new.ndim == 0 else new
         return update
     return make

@@ -38,7 +38,7 @@ def _rebuild(original, tensor):
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
-               name=None, return_same_structure=False, back_prop=True):
+               name=None, return_same_structure=False, back_prop=True, swap_memory=False):
     from .control_flow_ops import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
@@ -105,6 +105,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 
         # --- the body function ---------------------------------------------------------------
         body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
+        body_graph.swap_memory = bool(swap_memory)  # read by the gradient's accumulators (functional_grad.py)
         with body_graph.as_default():
             b_counter, b_max, b_vars = _add_loop_arguments(body_graph, flat, shapes)
             for t in cond_graph.external_captures:  # cond's captures come first among the body's

@@ -154,7 +154,8 @@ class _Copier:
         start = len(self.graph.get_operations())
         result = control_flow_ops.while_loop(cond, body, loop_vars, shape_invariants=shapes,
                                              parallel_iterations=op.get_attr("parallel_iterations"), name=name,
-                                             return_same_structure=True)
+                                             return_same_structure=True,
+                                             swap_memory=getattr(body_fg, "swap_memory", False))
         enter = next(o for o in self.graph.get_operations()[start:] if o.type == "Enter")
         self.result.frames[enter.get_attr("frame_name")] = op
         outputs = [None] * len(op.outputs)

@@ -5,7 +5,8 @@ A Session made with `ConfigProto(device_count={"CPU": 2})` has two CPU devices,
 `DeviceNameUtils::FullName`). cfnb simulates them in one process: each device is a thread running its
 own executor over its own partition of the graph (see multi_device.py), which is how TensorFlow's
 `DirectSession` runs a graph placed on several local devices. GPU devices are declared the same way
-(`device_count={"GPU": 1}`) but are only names here: their kernels are the CPU's.
+(`device_count={"GPU": 1}`, or by `GPUOptions` virtual devices); they compute with cupy when a GPU is present
+and are simulated on the host otherwise, with their own memory accounting (device_memory.py).
 
 A requested device (`tf.device("/cpu:1")`, `"/device:CPU:1"`, `"/job:localhost/task:0/cpu:1"`, or a partial
 `"/device:CPU:*"`) is matched field by field against the Session's devices, as

@@ -133,6 +133,7 @@ class MultiDeviceExecutor:
     """`run(feed_values, trace, deadline) -> fetched values` over several devices at once."""
 
     static = None  # the precompiled schedule steps aside: partitions need the executor's parked Recvs
+    copy_in = None  # device -> (value -> the value in that device's memory), set when devices count memory
 
     def __init__(self, partitions, fetch_names, make_kernel):
         self.fetch_names = list(fetch_names)
@@ -172,6 +173,8 @@ class MultiDeviceExecutor:
             threads = []
             for device, executor in self.executors:
                 executor.transfers = endpoint = rendezvous.endpoint(device)
+                if self.copy_in is not None:
+                    endpoint.copy_in = self.copy_in(device)
                 if trace is not None:
                     endpoint.on_resume = trace.resume
                 threads.append(threading.Thread(target=self._run_device, name=f"cfnb {device}", daemon=True,

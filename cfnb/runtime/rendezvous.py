@@ -135,6 +135,7 @@ class Endpoint:
         self._arrived = {}
         self._keys = {}
         self.on_resume = None
+        self.copy_in = None  # a Recv's copy into this device's memory (device_memory.py), when counted
 
     def _edge_key(self, item):
         key = self._keys.get(item.id)
@@ -159,6 +160,8 @@ class Endpoint:
                 return None
         value, sent_dead = got
         dead = dead or sent_dead
+        if not dead and self.copy_in is not None:
+            value = self.copy_in(value)
         return (None if dead else (value,)), dead
 
     def wait(self, executor, deadline):

@@ -22,9 +22,11 @@ from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
 from .config_options import GraphOptions
+from .device_memory import DeviceMemory
 from .devices import DeviceSet
 from .executor import Executor
 from .function_runtime import FunctionRuntime
+from .gpu_options import device_count_with_gpus
 from .graph_compiler import ROOT, compile_graph
 from .memory import MemoryLog
 from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_function_devices
@@ -62,6 +64,7 @@ class RunMetadata:
         self.step_stats = None
         self.memory = None
         self.partition_graphs = []
+        self.memory_timeline = None  # cfnb's own: per-device memory over the run, when the Session has GPUs
 
 
 class ConfigProto:
@@ -93,6 +96,7 @@ class _SessionState:
         self.variables = {}
         self.memory = None
         self.functions = None
+        self.device_memory = None
 
 
 class Session:
@@ -103,7 +107,10 @@ class Session:
         self._cache = {}
         self._lowered = None
         self._placed = None
-        self._devices = DeviceSet(self._config.device_count)
+        gpu_options = getattr(self._config, "gpu_options", None)
+        self._devices = DeviceSet(device_count_with_gpus(self._config.device_count, gpu_options))
+        # GPU devices get allocators, limits and swapping (device_memory.py); None without GPUs.
+        self._memory = self._state.device_memory = DeviceMemory.for_session(self._devices, gpu_options)
         self._state.functions = FunctionRuntime(self._make_kernel)
         self._closed = False
         self._context_managers = []
@@ -142,6 +149,8 @@ class Session:
     def close(self):
         self._closed = True
         self._cache.clear()
+        if self._memory is not None:
+            self._memory.close()
 
     # --- running ------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
@@ -159,6 +168,8 @@ class Session:
         self._state.memory = MemoryLog() if trace is not None else None
         self._running = static
         self._state.functions.deadline = deadline
+        if self._memory is not None:
+            self._memory.start_run()
         try:
             if static is not None:
                 values = static.run(feed_values)
@@ -177,6 +188,8 @@ class Session:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
             run_metadata.memory = memory
+        if run_metadata is not None and self._memory is not None:
+            run_metadata.memory_timeline = self._memory.timeline()
         if run_metadata is not None and options is not None and getattr(options, "output_partition_graphs", False):
             run_metadata.partition_graphs = self._partition_graphs(executor)
         return rebuild(values)
@@ -209,6 +222,8 @@ class Session:
         if len(devices) > 1:
             parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
             executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel)
+            if self._memory is not None:
+                executor.copy_in = self._memory.copy_in
         else:
             executor = Executor(exe)
             executor.static = compile_static(exe) if self._config.static_schedule else None
@@ -254,7 +269,8 @@ class Session:
             if op.type == "Placeholder":
                 return None
             raise errors.UnimplementedError(None, op, f"No kernel for op type {op.type} ({op.name}).")
-        return op_def.kernel(op, self._state) if op_def.needs_state else op_def.kernel(op)
+        kernel = op_def.kernel(op, self._state) if op_def.needs_state else op_def.kernel(op)
+        return self._memory.wrap_kernel(op, kernel) if self._memory is not None else kernel
 
     def _check_runnable(self, fetch_tensors, targets, feed_tensors):
         from ..passes.pruning import needed_ops

@@ -1,0 +1,58 @@
+"""What a running kernel may ask of its device (a sliver of TensorFlow's `OpKernelContext`).
+
+A kernel in cfnb/ops is a plain function of its inputs; the few that need their device — the history
+accumulators that swap to host memory (`StackPushV2`, `TensorListPushBack` with swapping) — ask through
+this module. The runtime installs the device of the kernel running on each thread
+(runtime/device_memory.py); without one (no GPU devices) every call here is the identity, so the ops
+layer never imports the runtime.
+"""
+import threading
+
+import numpy as np
+
+_tls = threading.local()
+
+
+def device_module():
+    """The array module of the device the current kernel runs on: numpy on a CPU (and outside the runtime),
+    cupy on a real GPU, the strict test backend's tagged module on a simulated GPU under test. Kernels that
+    build a new array rather than transform their inputs build it with this module."""
+    ctx = getattr(_tls, "ctx", None)
+    return np if ctx is None else ctx[2]
+
+
+def set_device(device_memory, device):
+    """Called by the runtime before a kernel runs on `device` (on the executor's thread)."""
+    _tls.ctx = (device_memory, device, device_memory.array_module(device))
+
+
+def swap_out(what, value):
+    """What a push with swap_memory stores: a handle whose copy moves to host memory, or the value itself
+    when the kernel does not run on a GPU device (TensorFlow swaps only from a GPU)."""
+    ctx = getattr(_tls, "ctx", None)
+    return value if ctx is None else ctx[0].swap_out(ctx[1], what, value)
+
+
+def swap_in(element):
+    """What a pop returns for a stored element: the value back in device memory."""
+    return element.swap_in() if getattr(element, "is_swapped", False) else element
+
+
+def prefetch(elements):
+    """Start bringing back the elements the next pops will return (nearest first)."""
+    for element in elements:
+        if getattr(element, "is_swapped", False):
+            element.prefetch()
+
+
+def array_module(*values):
+    """The array module to build a kernel's new arrays with: that of its inputs, as `cupy.get_array_module`
+    answers (cupy for a cupy array, the tagged module of the strict test backend, else numpy). A kernel that
+    makes an array from a shape (`zeros`, `full`, `array`) asks here, so its output lands on its device."""
+    for v in values:
+        if hasattr(v, "__cfnb_array_module__"):
+            return v.__cfnb_array_module__()
+        if type(v).__module__.split(".")[0] == "cupy":
+            import cupy
+            return cupy
+    return np

@@ -1,0 +1,91 @@
+"""Array backends: the array module a device computes with, and the only two ways to move an array.
+
+TensorFlow's kernels are registered per device type and allocate through their device's allocator; a
+tensor moves between devices only in `_Send`/`_Recv` (the rendezvous copies it with
+`CopyTensor::ViaDMA`) and in `swap_memory` copies (`DeviceContext::CopyDeviceTensorToCPU` and back).
+cfnb mirrors the rule: `array_module(device)` is numpy for a CPU device and for a *simulated* GPU
+(a machine without cupy or without a GPU), cupy for a real GPU; `to_device` and `to_host` are the
+explicit copies that Recv and swapping use. `get_array_module(*arrays)` answers like
+`cupy.get_array_module`: the module of the arrays a kernel was given.
+"""
+import contextlib
+import functools
+
+import numpy as np
+
+from . import strict
+
+_simulation = {"strict": False}  # tests: simulated GPUs hold strict.DeviceArray instead of plain numpy
+
+
+@functools.lru_cache(maxsize=1)
+def cupy_module():
+    """cupy when it is installed and sees a GPU (`pip install -e .[gpu]`), else None."""
+    try:
+        import cupy
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return None
+        return cupy
+    except Exception:  # noqa: BLE001 - no cupy, no driver, no device: all mean "no GPU here"
+        return None
+
+
+@contextlib.contextmanager
+def strict_simulation():
+    """Within: a simulated GPU's arrays are `strict.DeviceArray`s, and device kernels are checked
+    (device_memory.py), so a kernel that falls back to host numpy fails instead of passing silently."""
+    was, _simulation["strict"] = _simulation["strict"], True
+    try:
+        yield
+    finally:
+        _simulation["strict"] = was
+
+
+def is_strict():
+    return _simulation["strict"]
+
+
+def has_gpu():
+    return cupy_module() is not None
+
+
+def is_gpu(device):
+    return "GPU" in (device or "").upper().rsplit("/", 1)[-1]
+
+
+def array_module(device):
+    """numpy, or cupy for a GPU device when a real GPU is present."""
+    if is_gpu(device):
+        cp = cupy_module()
+        if cp is not None:
+            return cp
+    return np
+
+
+def get_array_module(*arrays):
+    """The module of the given arrays (cupy.get_array_module's rule): cupy if any is a cupy array."""
+    cp = cupy_module()
+    if cp is not None:
+        return cp.get_array_module(*arrays)
+    return np
+
+
+def to_host(value):
+    """A host (numpy) copy of `value`: the device-to-host copy of swapping and of a Recv on the CPU."""
+    cp = cupy_module()
+    if cp is not None and isinstance(value, cp.ndarray):
+        return cp.asnumpy(value)
+    if not isinstance(value, np.ndarray):
+        return value  # Python and numpy scalars are immutable values, not buffers
+    return np.array(value, copy=True)
+
+
+def to_device(value, device):
+    """A copy of `value` in `device`'s memory: the host-to-device copy of a Recv and of a swap-in."""
+    xp = array_module(device)
+    if xp is np:
+        if not isinstance(value, np.ndarray):
+            return value
+        copy = np.array(value, copy=True)
+        return strict.on_device(copy, device) if _simulation["strict"] and is_gpu(device) else copy
+    return xp.asarray(value)
