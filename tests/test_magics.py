@@ -2,27 +2,9 @@
 and the explorer widget driven from Python. (Cells against plain Python: test_magics_python.py;
 errors: test_magics_errors.py; gradients: test_magics_grad.py; long runs: test_magics_long.py.)"""
 
-import numpy as np
 import pytest
-from IPython.testing import globalipapp
 
 import cfnb
-
-
-@pytest.fixture(scope="module")
-def ip():
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
-@pytest.fixture
-def clean(ip):
-    ip.user_ns["np"] = np  # as a notebook's `import numpy as np` would
-    before = set(ip.user_ns)
-    yield ip
-    for name in set(ip.user_ns) - before:
-        del ip.user_ns[name]
 
 
 def test_names_from_the_notebook_are_read_and_assigned_names_start_from_their_value(clean):

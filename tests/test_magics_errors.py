@@ -10,22 +10,10 @@ from IPython.core.error import UsageError
 from magics.errors import CellError
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing import globalipapp
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
 @pytest.fixture
-def clean(ip):
-    ip.user_ns["np"] = np
-    ip.user_ns["xs"] = np.array([3.0, -1.0, 4.0, 1.0, -5.0, 9.0, 2.0, -6.0])
-    before = set(ip.user_ns)
-    yield ip
-    for name in set(ip.user_ns) - before:
-        del ip.user_ns[name]
+def clean(clean):
+    clean.user_ns["xs"] = np.array([3.0, -1.0, 4.0, 1.0, -5.0, 9.0, 2.0, -6.0])
+    return clean
 
 
 def fails(ip, cell, options="--no-display"):

@@ -7,23 +7,6 @@ import numpy as np
 import pytest
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing import globalipapp
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
-@pytest.fixture
-def clean(ip):
-    ip.user_ns["np"] = np
-    before = set(ip.user_ns)
-    yield ip
-    for name in set(ip.user_ns) - before:
-        del ip.user_ns[name]
-
-
 def central_difference(f, x, h=1e-6):
     return (f(x + h) - f(x - h)) / (2 * h)
 

@@ -14,23 +14,6 @@ import magics
 from magics import progress
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing import globalipapp
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
-@pytest.fixture
-def clean(ip):
-    ip.user_ns["np"] = np
-    before = set(ip.user_ns)
-    yield ip
-    for name in set(ip.user_ns) - before:
-        del ip.user_ns[name]
-
-
 @pytest.mark.parametrize("form", ["lowered", "functional"])
 def test_side_effects_outside_loops_happen_once(clean, capsys, form):
     calls = []

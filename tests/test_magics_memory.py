@@ -3,15 +3,6 @@ result object draws device and host memory (cfnb.viz.plot_memory)."""
 import numpy as np
 import pytest
 
-
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing import globalipapp
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
 CELL = "h = h0\nfor k in range(12):\n    h = np.tanh(h * 0.9 + 0.1)\nloss = np.sum(h)"
 
 

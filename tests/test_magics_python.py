@@ -10,14 +10,6 @@ import pytest
 from magic_cells import CELLS, NOTEBOOK, NUMPY_CELLS
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing import globalipapp
-    shell = globalipapp.start_ipython() or globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "cfnb")
-    return shell
-
-
 @pytest.fixture
 def clean(ip):
     before = set(ip.user_ns)
