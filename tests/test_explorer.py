@@ -4,17 +4,13 @@ import re
 import pytest
 
 pytest.importorskip("ipywidgets")
-from IPython.testing.globalipapp import get_ipython  # noqa: E402
-
 from magics.explorer import Explorer, scaled_svg, stand_in  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not __import__("shutil").which("dot"), reason="Graphviz's dot is not installed")
 
 
 @pytest.fixture(scope="module")
-def result():
-    ip = get_ipython()
-    ip.run_line_magic("load_ext", "cfnb")
+def result(ip):
     ip.run_cell_magic("whileloop", "--no-display --grad v:x --as _explored",
                       "x = 2.0\nv = x\nwhile v < 8.0:\n    v = v * v")
     return ip.user_ns["_explored"]
