@@ -45,10 +45,19 @@ class FuncGraph(Graph):
         if not self._is_ancestor(tensor.graph):
             raise ValueError(f"Tensor {tensor.name} must be from the same graph as the function {self.name} or one "
                              f"of the graphs enclosing it.")
+        original = tensor
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
+            # A tensor from further out reaches this graph through the enclosing function's capture.
             tensor = self.outer_graph.capture(tensor)
+            if tensor in self._capture_map:  # captured before under the enclosing graph's placeholder
+                self._capture_map[original] = self._capture_map[tensor]
+                return self._capture_map[tensor]
         ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
         self.captures.append((tensor, ph))
+        # Keyed by the tensor the caller named, as TensorFlow's FuncGraph.capture keys its captures by
+        # id(tensor): a second use of the same outer tensor in a nested function finds the first placeholder
+        # instead of making one that nothing feeds. The enclosing graph's placeholder maps to it as well.
+        self._capture_map[original] = ph
         self._capture_map[tensor] = ph
         return ph
 
