@@ -12,7 +12,8 @@ What a program contains (depth of nested functions <= 3):
 - `tf.cond` whose branches use tensors from every enclosing function (several times, so a nested function
   captures one outer tensor more than once) or return an outer tensor as is;
 - `tf.while_loop` with a counter and bounded trip count (`i < c`, c in 0..3, or `i < n0`), zero-trip included,
-  sometimes `maximum_iterations`; conds inside loops and loops inside conds.
+  sometimes `maximum_iterations` or `parallel_iterations=1`, sometimes a cond that also reads an outer tensor or
+  stops early on the loop's own values; conds inside loops and loops inside conds.
 
 Values stay finite: every `*` has an input or a constant (|v| <= 2) as one operand, so at most 27 nested trips
 multiply a value by at most 2 each. Inputs and constants are multiples of 0.5, which makes ties (maximum, where)
@@ -169,25 +170,27 @@ class _Generator:
         i, params = self.fresh("i"), [self.fresh("w") for _ in var_types]
         limit = rng.choice(["0", "1", "2", "3", "n0", "n0"])
         cond_fn, body_fn = self.fresh("loop_cond"), self.fresh("loop_body")
-        # The cond may read an outer tensor too (captured by the cond function).
-        extra = ""
-        if rng.random() < 0.3:
-            extra_pred = self.scalar_predicate(env)
-            extra = f", {extra_pred}"
+        loop_env = env + [Var(p, dt, sh) for p, (dt, sh) in zip(params, var_types)] + [Var(i, INT, SCALAR)]
+        # The cond may read an outer tensor (captured by the cond function), or stop early on the loop's values.
+        form = rng.choices(["plain", "outer", "early"], [5, 2, 2])[0]
         self.emit(indent, f"def {cond_fn}({', '.join([i] + params)}):")
-        if extra:
+        if form == "outer":
+            pred = self.scalar_predicate(env)
             self.emit(indent + 1,
-                      f"return tf.logical_or(tf.less({i}, {limit}), tf.logical_and(tf.less({i}, 1){extra}))")
+                      f"return tf.logical_or(tf.less({i}, {limit}), tf.logical_and(tf.less({i}, 1), {pred}))")
+        elif form == "early":
+            pred = self.scalar_predicate(loop_env)
+            self.emit(indent + 1, f"return tf.logical_and(tf.less({i}, {limit}), {pred})")
         else:
             self.emit(indent + 1, f"return tf.less({i}, {limit})")
         self.emit(indent, f"def {body_fn}({', '.join([i] + params)}):")
-        loop_env = env + [Var(p, dt, sh) for p, (dt, sh) in zip(params, var_types)] + [Var(i, INT, SCALAR)]
         inner = self.block(loop_env, indent + 1, depth + 1, rng.randint(0, 2))
         news = [self.expr(inner, dt, sh, rng.choice([1, 2])) for dt, sh in var_types]
         self.emit(indent + 1, f"return [{', '.join([f'{i} + 1'] + news)}]")
         inits = [self.expr(env, dt, sh, 1) for dt, sh in var_types]
         outs = [self.fresh("r") for _ in var_types]
         kwargs = f", maximum_iterations={rng.randint(0, 3)}" if rng.random() < 0.2 else ""
+        kwargs += ", parallel_iterations=1" if rng.random() < 0.1 else ""
         self.emit(indent, f"_, {', '.join(outs)} = tf.while_loop({cond_fn}, {body_fn}, "
                           f"[tf.constant(0), {', '.join(inits)}]{kwargs})")
         return [Var(n, dt, sh) for n, (dt, sh) in zip(outs, var_types)]
@@ -196,7 +199,8 @@ class _Generator:
         env = [Var(name, dt, sh, small=True) for name, (dt, sh) in INPUTS.items()]
         self.emit(0, f"def build(tf, {', '.join(INPUTS)}):")
         defined = self.block(env, 1, 0, self.rng.randint(1, 3))[len(env):]
-        fetched = defined[-4:]
+        # Fetch some of what the top level defined, not always all: what is not fetched is pruned.
+        fetched = [v for v in defined[-4:] if self.rng.random() < 0.75]
         final_type = self.random_type()
         final = self.expr(defined + env, *final_type, 2)
         items = [f"{v.name!r}: {v.name}" for v in fetched] + [f"'out': {final}"]
