@@ -88,10 +88,14 @@ def main():
                 classes[key] += 1
                 first.setdefault(key, seed)
         if n % 500 == 0:
-            print(f"{n} programs, {sum(classes.values())} mismatches, {time.time() - start:.0f} s", flush=True)
-    print(f"done: {n} programs in {time.time() - start:.0f} s; {len(classes)} mismatch classes")
+            report(f"{n} programs (seeds {lo}..{seed}) in {time.time() - start:.0f} s", classes, first)
+    report(f"done: {n} programs in {time.time() - start:.0f} s", classes, first)
+
+
+def report(headline, classes, first):
+    print(f"{headline}; {sum(classes.values())} mismatches in {len(classes)} classes", flush=True)
     for key, count in classes.most_common():
-        print(f"{count:6d}  seed {first[key]:6d}  {key}")
+        print(f"{count:6d}  seed {first[key]:6d}  {key}", flush=True)
 
 
 if __name__ == "__main__":
