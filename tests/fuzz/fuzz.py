@@ -32,7 +32,7 @@ def classify(path, problems):
     return f"{path}: {text[:120]}"
 
 
-def tf_batches(tf_python, lo, hi, batch, workdir, jobs):
+def tf_batches(tf_python, lo, hi, batch, workdir, jobs, extra_args=()):
     """Yield TensorFlow's lines in seed order, batch by batch, `jobs` TensorFlow processes recording ahead of
     the comparison. Batches recorded by an earlier run are read back, so a second run after a fix compares
     cfnb only."""
@@ -42,7 +42,8 @@ def tf_batches(tf_python, lo, hi, batch, workdir, jobs):
         if os.path.exists(out):
             return None, out  # complete: a batch is renamed into place only when recorded whole
         proc = subprocess.Popen(["nice", "-n", "10", tf_python, os.path.join(HERE, "record.py"),
-                                 "--seeds", f"{a}:{b}", "--jsonl", out + ".partial"], stderr=subprocess.DEVNULL)
+                                 "--seeds", f"{a}:{b}", "--jsonl", out + ".partial", *extra_args],
+                                stderr=subprocess.DEVNULL)
         return proc, out
 
     starts = iter(range(lo, hi, batch))
@@ -67,13 +68,15 @@ def main():
     parser.add_argument("--batch", type=int, default=500)
     parser.add_argument("--workdir", default="/tmp/cfnb_fuzz")
     parser.add_argument("--jobs", type=int, default=2, help="TensorFlow processes recording at once")
+    parser.add_argument("--no-grappler", action="store_true", help="record TensorFlow with Grappler off")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     lo, hi = (int(s) for s in args.seeds.split(":"))
     classes, first = collections.Counter(), {}
     n = 0
     start = time.time()
-    for line in tf_batches(args.tf, lo, hi, args.batch, args.workdir, args.jobs):
+    for line in tf_batches(args.tf, lo, hi, args.batch, args.workdir, args.jobs,
+                           ["--no-grappler"] if args.no_grappler else []):
         seed = line["seed"]
         program = generate(seed)
         if line.get("digest") != program.digest:
