@@ -61,6 +61,19 @@ def tf_batches(tf_python, lo, hi, batch, workdir, jobs, extra_args=()):
             yield from (json.loads(line) for line in f)
 
 
+def replay(paths, lo, hi):
+    """TensorFlow's lines for seeds lo..hi-1 from files written earlier (a stopped run's batches included)."""
+    found = {}
+    for path in paths:
+        with open(path) as f:
+            for text in f:
+                if text.endswith("\n"):  # a batch stopped mid-line ends with a partial line
+                    line = json.loads(text)
+                    if lo <= line["seed"] < hi:
+                        found[line["seed"]] = line
+    yield from (found[seed] for seed in sorted(found))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", default="1000:2000")
@@ -69,14 +82,20 @@ def main():
     parser.add_argument("--workdir", default="/tmp/cfnb_fuzz")
     parser.add_argument("--jobs", type=int, default=2, help="TensorFlow processes recording at once")
     parser.add_argument("--no-grappler", action="store_true", help="record TensorFlow with Grappler off")
+    parser.add_argument("--replay", nargs="+", help="compare with TensorFlow lines already in these files (complete "
+                                                    "or .partial batches) instead of recording")
     args = parser.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     lo, hi = (int(s) for s in args.seeds.split(":"))
     classes, first = collections.Counter(), {}
     n = 0
     start = time.time()
-    for line in tf_batches(args.tf, lo, hi, args.batch, args.workdir, args.jobs,
-                           ["--no-grappler"] if args.no_grappler else []):
+    if args.replay:
+        lines = replay(args.replay, lo, hi)
+    else:
+        lines = tf_batches(args.tf, lo, hi, args.batch, args.workdir, args.jobs,
+                           ["--no-grappler"] if args.no_grappler else [])
+    for line in lines:
         seed = line["seed"]
         program = generate(seed)
         if line.get("digest") != program.digest:
