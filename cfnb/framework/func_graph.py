@@ -54,16 +54,20 @@ class FuncGraph(Graph):
                              f"of the graphs enclosing it.")
         original = tensor
         if isinstance(self.outer_graph, FuncGraph) and tensor.graph is not self.outer_graph:
-            tensor = self.outer_graph.capture(tensor)  # through the enclosing function first
-            if tensor in self._capture_map:
+            # A tensor from further out reaches this graph through the enclosing function's capture.
+            tensor = self.outer_graph.capture(tensor)
+            if tensor in self._capture_map:  # captured before under the enclosing graph's placeholder
                 self._capture_map[original] = self._capture_map[tensor]
                 return self._capture_map[tensor]
         ph = self.add_argument(tensor.dtype, tensor.shape, name=tensor.op.name.replace("/", "_"))
         if dtype_rules.is_weak(tensor):
             dtype_rules.mark_weak(ph)  # a Python number read inside a branch or loop body is one there too
         self.captures.append((tensor, ph))
+        # Keyed by the tensor the caller named, as TensorFlow's FuncGraph.capture keys its captures by
+        # id(tensor): a second use of the same outer tensor in a nested function finds the first placeholder
+        # instead of making one that nothing feeds. The enclosing graph's placeholder maps to it as well.
+        self._capture_map[original] = ph
         self._capture_map[tensor] = ph
-        self._capture_map[original] = ph  # a second use of the same outer tensor finds it
         return ph
 
     def control_dependencies(self, control_inputs):

@@ -1,0 +1,46 @@
+"""cfnb's execution paths for a generated program, and how their answers are grouped by control-flow mode.
+
+v1 and v2 build different graphs (primitives vs functional If/While), so each mode's graph is built once and
+run by every path of that mode:
+  v1-static    Switch/Merge graph on the precompiled static schedule (the default);
+  v1-executor  the same graph on the tagged-token executor;
+  v2-static    If/While lowered to Switch/Merge (LowerFunctionalOpsPass), then the static schedule;
+  v2-executor  lowered, then the tagged-token executor;
+  v2-strict    If/While run as strict function calls (`lower_functional_ops=False`).
+"""
+from harness import build, error_of, run
+
+import cfnb
+
+PATHS = {
+    "v1-static": ("v1", {}),
+    "v1-executor": ("v1", {"static_schedule": False}),
+    "v2-static": ("v2", {}),
+    "v2-executor": ("v2", {"static_schedule": False}),
+    "v2-strict": ("v2", {"lower_functional_ops": False}),
+}
+
+
+def run_cfnb(program, paths=tuple(PATHS)):
+    """{path: result} for the program on each of `paths`."""
+    was_v2 = cfnb.control_flow_v2_enabled()
+    results = {}
+    try:
+        for mode in ("v1", "v2"):
+            mine = [p for p in paths if PATHS[p][0] == mode]
+            if not mine:
+                continue
+            (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
+            try:
+                built = build(cfnb, program)
+            except Exception as e:  # noqa: BLE001 - a build error is this mode's answer on every path
+                results.update({p: error_of(e) for p in mine})
+                continue
+            for p in mine:
+                try:
+                    results[p] = run(cfnb, built, cfnb.ConfigProto(**PATHS[p][1]))
+                except Exception as e:  # noqa: BLE001 - reported as the path's answer
+                    results[p] = error_of(e)
+    finally:
+        (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
+    return results
