@@ -12,10 +12,8 @@ fraction of the run during which at least two devices were inside a firing.
 """
 import html
 
-import graphviz
-
 from ..framework.ops import _parse_device
-from .dot import CONST_STYLE, FONT, OP_STYLE, STYLE, GraphView
+from .dot import CONST_STYLE, OP_STYLE, STYLE, GraphView, new_digraph
 
 TRANSFER_STYLE = {
     "_Send": {"shape": "rarrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
@@ -59,13 +57,7 @@ def _attrs(node):
 
 def partitions_to_dot(partition_graphs, title=None):
     """A deterministic `graphviz.Digraph`: one cluster per device, Send->Recv edges across them."""
-    dot = graphviz.Digraph(name="partitions", comment=title or "partition graphs")
-    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35",
-             compound="true")
-    dot.attr("node", fontname=FONT, fontsize="10", height="0.3", margin="0.08,0.03")
-    dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6", color="#555555")
-    if title:
-        dot.attr(label=title, labelloc="t", fontsize="13")
+    dot = new_digraph("partitions", title, "partition graphs")
     ids = {}
     for k, pg in enumerate(partition_graphs):
         for node in pg.node:

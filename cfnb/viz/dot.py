@@ -105,6 +105,18 @@ def _node_attrs(op):
     return attrs
 
 
+def new_digraph(name, title, comment):
+    """A `graphviz.Digraph` with the house style every cfnb drawing shares (fonts, spacing, edge colour)."""
+    dot = graphviz.Digraph(name=name, comment=title or comment)
+    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35",
+             compound="true")
+    dot.attr("node", fontname=FONT, fontsize="10", height="0.3", margin="0.08,0.03")
+    dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6", color="#555555")
+    if title:
+        dot.attr(label=title, labelloc="t", fontsize="13")
+    return dot
+
+
 def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=None, ops=None):
     """A deterministic `graphviz.Digraph` of `graph` (or of the listed `ops`).
 
@@ -116,13 +128,7 @@ def to_dot(graph, title=None, legend=True, step=None, dead=(), fired=(), values=
     keep = set(ops)
     ids = {op: f"n{k}" for k, op in enumerate(ops)}
     frame_of, parent_of = frames_of(graph)
-    dot = graphviz.Digraph(name="cfnb", comment=title or "cfnb graph")
-    dot.attr(rankdir="TB", fontname=FONT, fontsize="11", newrank="true", nodesep="0.25", ranksep="0.35",
-             compound="true")
-    dot.attr("node", fontname=FONT, fontsize="10", height="0.3", margin="0.08,0.03")
-    dot.attr("edge", fontname=FONT, fontsize="9", arrowsize="0.6", color="#555555")
-    if title:
-        dot.attr(label=title, labelloc="t", fontsize="13")
+    dot = new_digraph("cfnb", title, "cfnb graph")
     dead, fired, values = set(dead), set(fired), dict(values or {})
 
     def node(g, op):
