@@ -13,7 +13,7 @@ fraction of the run during which at least two devices were inside a firing.
 import html
 
 from ..framework.ops import _parse_device
-from .dot import CONST_STYLE, OP_STYLE, STYLE, GraphView, new_digraph
+from .dot import GraphView, new_digraph, style_for
 
 TRANSFER_STYLE = {
     "_Send": {"shape": "rarrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
@@ -32,14 +32,7 @@ def short_name(device):
 
 
 def _attrs(node):
-    if node.op in TRANSFER_STYLE:
-        attrs = dict(TRANSFER_STYLE[node.op])
-    elif node.op == "Const":
-        attrs = dict(CONST_STYLE)
-    elif node.op in STYLE:
-        attrs = {"style": "filled", **STYLE[node.op]}
-    else:
-        attrs = dict(OP_STYLE)
+    attrs = dict(TRANSFER_STYLE[node.op]) if node.op in TRANSFER_STYLE else style_for(node.op)
     if node.name.startswith("_cloop"):
         attrs["style"] = "filled,dashed"
         attrs["penwidth"] = "2"

@@ -93,13 +93,17 @@ def _label(op):
     return f"{short}\n{op.type}"
 
 
+def style_for(op_type):
+    """The drawing attributes of an op type: the primitives' colours, Consts' and everything else's."""
+    if op_type == "Const":
+        return dict(CONST_STYLE)
+    if op_type in STYLE:
+        return {"style": "filled", **STYLE[op_type]}
+    return dict(OP_STYLE)
+
+
 def _node_attrs(op):
-    if op.type == "Const":
-        attrs = dict(CONST_STYLE)
-    elif op.type in STYLE:
-        attrs = {"style": "filled", **STYLE[op.type]}
-    else:
-        attrs = dict(OP_STYLE)
+    attrs = style_for(op.type)
     attrs["label"] = _label(op)
     attrs["tooltip"] = f"{op.name} ({op.type})"
     return attrs
