@@ -67,11 +67,9 @@ from .ops import (
 from .ops.arg_reductions import argmax, argmin
 from .ops.array_ops import (
     cast,
-    concat,
     constant,
     expand_dims,
     fill,
-    gather,
     identity,
     newaxis,
     no_op,
@@ -85,20 +83,20 @@ from .ops.array_ops import (
     shape,
     size,
     squeeze,
-    stack,
     stop_gradient,
     tile,
     transpose,
-    unstack,
     where,
     where_v2,
     zeros,
     zeros_like,
 )
+from .ops.array_ops_stack import concat, stack, unstack
 from .ops.complex_ops import abs, conj, imag, real
+from .ops.cond import cond
 from .ops.cond_v2 import switch_case
 from .ops.control_flow_case import case
-from .ops.control_flow_ops import cond, group, tuple_, while_loop, with_dependencies
+from .ops.control_flow_ops import group, tuple_, with_dependencies
 from .ops.control_flow_v2_toggles import (
     control_flow_v2_enabled,
     disable_control_flow_v2,
@@ -158,7 +156,7 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
-from .ops.slicing_ops import slice, strided_slice  # noqa: A004 - TensorFlow's names
+from .ops.slicing_ops import gather, slice, strided_slice  # noqa: A004 - TensorFlow's names
 from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
@@ -174,6 +172,7 @@ from .ops.variables import (
     variables_initializer,
     zeros_initializer,
 )
+from .ops.while_loop import while_loop
 from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.gpu_options import GPUOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session

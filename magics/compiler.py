@@ -23,7 +23,7 @@ import ast
 
 from .desugar import desugar
 from .errors import CellError
-from .items import rewrite_item_assignments
+from .items import index_expr, rewrite_item_assignments
 
 
 def _stored_names(nodes, hidden=True):
@@ -180,7 +180,7 @@ class _Transformer(ast.NodeTransformer):
         node = self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load):
             return node
-        return ast.copy_location(self._call("getitem", [node.value, _index_expr(node.slice)], node.lineno), node)
+        return ast.copy_location(self._call("getitem", [node.value, index_expr(node.slice)], node.lineno), node)
 
     def visit_JoinedStr(self, node):  # noqa: N802
         """An f-string: its parts are formatted when the graph runs (`__cf.fstring`)."""
@@ -308,16 +308,6 @@ class _Transformer(ast.NodeTransformer):
         if isinstance(node.op, ast.Not):
             return ast.copy_location(self._call("not_", [node.operand], node.lineno), node)
         return node
-
-
-def _index_expr(node):
-    """The index of a subscript as an expression: `a[1:n, k]` -> `(slice(1, n, None), k)`."""
-    if isinstance(node, ast.Slice):
-        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
-        return ast.Call(ast.Attribute(ast.Name("__cf", ast.Load()), "slice_", ast.Load()), parts, [])
-    if isinstance(node, ast.Tuple):
-        return ast.Tuple([_index_expr(e) for e in node.elts], ast.Load())
-    return node
 
 
 def _mark_lines(stmts):

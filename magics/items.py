@@ -33,9 +33,14 @@ def _target_name(target, line):
                           f"the container to a name first")
 
 
-def _index(node):
-    from .compiler import _index_expr
-    return _index_expr(node)
+def index_expr(node):
+    """The index of a subscript as an expression: `a[1:n, k]` -> `(slice(1, n, None), k)`."""
+    if isinstance(node, ast.Slice):
+        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
+        return ast.Call(ast.Attribute(ast.Name("__cf", ast.Load()), "slice_", ast.Load()), parts, [])
+    if isinstance(node, ast.Tuple):
+        return ast.Tuple([index_expr(e) for e in node.elts], ast.Load())
+    return node
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -59,7 +64,7 @@ class _Rewrite(ast.NodeTransformer):
                                          "`a[i] = v` per line")
         (target,) = node.targets
         name = _target_name(target, node.lineno)
-        return self._setitem(name, _index(target.slice), node.value, node)
+        return self._setitem(name, index_expr(target.slice), node.value, node)
 
     def visit_AugAssign(self, node):  # noqa: N802
         if not isinstance(node.target, ast.Subscript):
@@ -67,7 +72,7 @@ class _Rewrite(ast.NodeTransformer):
         name = _target_name(node.target, node.lineno)
         read = ast.Subscript(ast.Name(name, ast.Load()), node.target.slice, ast.Load())
         value = ast.BinOp(read, node.op, node.value)
-        return self._setitem(name, _index(node.target.slice), value, node)
+        return self._setitem(name, index_expr(node.target.slice), value, node)
 
 
 def rewrite_item_assignments(tree):

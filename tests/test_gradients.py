@@ -6,8 +6,8 @@ import pytest
 from conftest import run
 
 import cfnb as tf
+from cfnb.framework.graph_text import graph_to_text
 from cfnb.testing import check_gradients
-from cfnb.viz.text import graph_to_text
 
 
 def _grad_ops(prefix="gradients"):

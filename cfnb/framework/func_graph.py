@@ -7,8 +7,9 @@ outer tensor as an extra input. That is how control flow v2 turns closures into 
 A control dependency on an outer op is captured too (`control_captures`): it becomes a control input of
 the functional op, which then waits for it whichever branch runs.
 """
-from . import dtype_rules
+from . import dtype_rules, dtypes
 from .ops import Graph, Operation, Tensor
+from .tensor_shape import as_shape
 
 
 class FuncGraph(Graph):
@@ -38,8 +39,8 @@ class FuncGraph(Graph):
         # An argument is fed by the call, so it takes no control inputs from the block it is created in
         # (TensorFlow's _create_substitute_placeholder); the ops reading it get them.
         with self.as_default(), self.control_dependencies(None):
-            from ..ops.array_ops import placeholder
-            ph = placeholder(dtype, shape, name=name)
+            ph = self.create_op("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
+                                name=name or "Placeholder").outputs[0]
         self.inputs.append(ph)
         return ph
 

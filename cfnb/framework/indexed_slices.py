@@ -34,8 +34,8 @@ class IndexedSlices:
             TensorShape([None]).concatenate(self._values.shape[1:])
 
     def __neg__(self):
-        from ..ops.math_ops import negative  # noqa: PLC0415 - as ops.convert_to_tensor reaches array_ops
-        return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
+        # `-values` is the Neg op the op layer installs as Tensor.__neg__ (TensorFlow's IndexedSlices.__neg__).
+        return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
     def __repr__(self):
         shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape!r}"

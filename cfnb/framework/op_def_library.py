@@ -8,6 +8,22 @@ from . import dtypes as _dtypes
 from .dtype_rules import NUMPY_RULES
 from .ops import Tensor, convert_to_tensor, get_default_graph
 
+# numpy's promotion builds Cast ops, so it belongs to the op layer: cfnb.ops.numpy_rules registers
+# itself here for Graph.dtype_rules == "numpy"; TensorFlow's rules need no policy.
+_promotion_policies = {}
+
+
+def register_promotion_policy(rules, policy):
+    """`policy` (a module or object with `promote_inputs`, `index_input`, `UFUNCS`, `mark_result`)
+    decides the input dtypes of ops built in a graph whose `dtype_rules` is `rules`."""
+    _promotion_policies[rules] = policy
+
+
+def _promotion_policy(rules):
+    if rules == NUMPY_RULES and rules not in _promotion_policies:
+        raise RuntimeError("numpy's dtype rules need cfnb.ops.numpy_rules: import cfnb")
+    return _promotion_policies.get(rules)
+
 
 def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_type=None, dtypes=None,
              graph=None, allowed=None):
@@ -23,9 +39,7 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
     g = graph or _graph_of(inputs)
     same = set(same_type or ())
     fixed = {arg: _dtypes.as_dtype(dt) for arg, dt in (dtypes or {}).items()}
-    numpy_rules = None
-    if g.dtype_rules == NUMPY_RULES:
-        from ..ops import numpy_rules  # numpy's promotion: an op layer concern (it builds Casts)
+    numpy_rules = _promotion_policy(g.dtype_rules)
     with g.as_default(), g.name_scope(name or default_name or op_type) as scope:
         if numpy_rules is not None and same:
             inputs = numpy_rules.promote_inputs(op_type, inputs, same)

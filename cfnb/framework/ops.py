@@ -1,4 +1,4 @@
-"""Graph, Operation and Tensor: the data structure every other layer reads or rewrites.
+"""Graph and Operation (Tensor is `tensor.py`): the data structure every other layer reads or rewrites.
 
 The naming rules are TensorFlow's (`ops.py::Graph.unique_name`, `name_scope`): an op made by
 `x + 1` inside `while_loop` is `while/add`, its constant `while/add/y`, a second one `while/add_1`.
@@ -10,94 +10,24 @@ the context gets to rewrite its inputs (`_control_flow_post_processing`): that i
 captured tensor is routed through a Switch or a constant Enter, exactly as in TensorFlow.
 """
 import contextlib
-import numbers
 import threading
 
-import numpy as np
-
 from . import dtype_rules as _rules
-from . import dtypes as _dtypes
-from .dtype_rules import NUMPY_RULES, TENSORFLOW_RULES
+from .default_session import get_default_session
+from .device_spec import device_string, parse_device
+from .dtype_rules import TENSORFLOW_RULES
 from .feed_fetch import FeedFetchRules
+from .graph_text import graph_to_text
 from .registry import get_op_def
-from .tensor_shape import as_shape
 
-
-class Tensor:
-    """One output of an Operation: `op`, `value_index`, `dtype`, static `shape`."""
-
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
-    # numpy defers to the Tensor's reflected operators: `np.float64(1.) + t` is `t.__radd__(...)`.
-    __array_priority__ = 100
-
-    def __init__(self, op, value_index, dtype, shape):
-        self._op = op
-        self._value_index = value_index
-        self._dtype = dtype
-        self._shape = as_shape(shape)
-        self._consumers = []
-
-    op = property(lambda self: self._op)
-    value_index = property(lambda self: self._value_index)
-    dtype = property(lambda self: self._dtype)
-    graph = property(lambda self: self._op.graph)
-    device = property(lambda self: self._op.device)
-
-    @property
-    def name(self):
-        return f"{self._op.name}:{self._value_index}"
-
-    @property
-    def shape(self):
-        return self._shape
-
-    def get_shape(self):
-        return self._shape
-
-    def set_shape(self, shape):
-        self._shape = self._shape.merge_with(shape)
-
-    def consumers(self):
-        return list(self._consumers)
-
-    def __repr__(self):
-        return f"<tf.Tensor '{self.name}' shape={self._shape} dtype={self._dtype.name}>"
-
-    def __str__(self):
-        """TensorFlow's `str(t)`: `Tensor("a:0", shape=(), dtype=float32)`; an unknown shape and an
-        empty device are left out."""
-        shape = f", shape={self._shape}" if self._shape.ndims is not None else ""
-        device = f", device={self.device}" if self.device else ""
-        return f'Tensor("{self.name}"{shape}, dtype={self._dtype.name}{device})'
-
-    def __bool__(self):
-        raise TypeError("Using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. "
-                        "Use `cfnb.cond` for a branch on a tensor, or `cfnb.while_loop` for a loop.")
-
-    def __iter__(self):
-        # As TensorFlow in graph mode: a symbolic tensor has no elements to loop over in Python yet.
-        from . import errors
-        raise errors.OperatorNotAllowedInGraphError(
-            f"Iterating over a symbolic `tf.Tensor` is not allowed: {self.name} has no value until the graph "
-            f"runs. Unstack it (`tf.unstack`) when its first dimension is static, or loop in the graph "
-            f"(`tf.while_loop`, `tf.map_fn`).")
-
-    def __len__(self):
-        raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Use cfnb.size or "
-                        f"cfnb.shape.")
-
-    def __array__(self, dtype=None, copy=None):
-        raise NotImplementedError(f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array: run it "
-                                  f"in a Session first.")
-
-    def eval(self, feed_dict=None, session=None):
-        from ..runtime.session import get_default_session
-        session = session or get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate tensor using `eval()`: no default session is registered.")
-        return session.run(self, feed_dict)
-
-    # Operator overloads are installed by cfnb.ops.math_ops (it owns the ops they build).
+# Tensor and the conversion registry live in their own modules (as in TensorFlow 2.x); ops.Tensor and
+# ops.convert_to_tensor are still how the layers above name them.
+from .tensor import Tensor
+from .tensor_conversion_registry import (
+    convert_n_to_tensor,  # noqa: F401 - re-exported
+    convert_to_tensor,  # noqa: F401 - re-exported
+    register_tensor_conversion_function,
+)
 
 
 class Operation:
@@ -169,14 +99,16 @@ class Operation:
         self._control_inputs = []
 
     def _control_flow_post_processing(self):
-        from ..ops import control_flow_util
-        for t in self._inputs:
-            control_flow_util.check_input_from_valid_context(self, t.op)
+        """TensorFlow's `Operation._control_flow_post_processing`: check each input comes from a
+        context this op may read (the op layer registers the check, `control_flow_util`), then let
+        the op's own context rewrite it (`AddOp`)."""
+        for check in _input_context_checks:
+            for t in self._inputs:
+                check(self, t.op)
         if self._control_flow_context is not None:
             self._control_flow_context.AddOp(self)
 
     def run(self, feed_dict=None, session=None):
-        from ..runtime.session import get_default_session
         (session or get_default_session()).run(self, feed_dict)
 
     def __repr__(self):
@@ -189,35 +121,6 @@ class _ControlDependencies:
     def __init__(self, control_inputs):
         self.control_inputs = control_inputs
         self.seen = set()
-
-
-def _parse_device(spec):
-    """A device string as TensorFlow's DeviceSpec reads it: `/job:w/task:1/cpu:0` ->
-    {job: w, task: 1, device: (CPU, 0)}; `cpu:0`, `/CPU:0` and `/device:cpu:0` are all CPU 0."""
-    fields = {}
-    for part in spec.split("/"):
-        y = part.split(":")
-        if y[0] in ("job", "replica", "task") and len(y) == 2:
-            fields[y[0]] = y[1]
-        elif y[0].upper() in ("CPU", "GPU", "TPU") and len(y) <= 2:
-            fields["device_type"] = y[0].upper()
-            fields["device_index"] = y[1] if len(y) == 2 else "*"
-        elif y[0] == "device" and len(y) == 3:
-            fields["device_type"] = y[1].upper() if y[1].upper() in ("CPU", "GPU", "TPU") else y[1]
-            fields["device_index"] = y[2]
-        elif part:
-            raise ValueError(f"Unknown attribute '{y[0]}' is encountered while parsing the device spec: '{spec}'.")
-    if fields.get("device_index") == "*":
-        del fields["device_index"]  # an unspecified index does not override an enclosing one
-    return fields
-
-
-def _device_string(fields):
-    """TensorFlow's canonical form: `/job:w/replica:0/task:1/device:CPU:0`."""
-    out = "".join(f"/{k}:{fields[k]}" for k in ("job", "replica", "task") if k in fields)
-    if "device_type" in fields:
-        out += f"/device:{fields['device_type']}:{fields.get('device_index', '*')}"
-    return out
 
 
 class Graph(FeedFetchRules):
@@ -304,7 +207,7 @@ class Graph(FeedFetchRules):
         return self._version
 
     def as_text(self, **kwargs):
-        from ..viz.text import graph_to_text
+        """The graph as text, one op a line (`graph_text.graph_to_text`): what golden tests compare."""
         return graph_to_text(self, **kwargs)
 
     def __str__(self):
@@ -412,7 +315,7 @@ class Graph(FeedFetchRules):
     @contextlib.contextmanager
     def device(self, device_name):
         """`None` clears the enclosing devices; a string is merged field by field into them."""
-        self._device_stack.append(None if device_name is None else _parse_device(str(device_name)))
+        self._device_stack.append(None if device_name is None else parse_device(str(device_name)))
         try:
             yield
         finally:
@@ -427,7 +330,7 @@ class Graph(FeedFetchRules):
         if op is not None and not isinstance(op, Operation):
             op = op.op  # a Tensor or a variable
         old_devices, old_colocation = self._device_stack, self._colocation_stack
-        self._device_stack = [None] if op is None else [None, _parse_device(op.device) if op.device else {}]
+        self._device_stack = [None] if op is None else [None, parse_device(op.device) if op.device else {}]
         if ignore_existing:
             self._colocation_stack = []
         self._colocation_stack = self._colocation_stack + ([op] if op is not None else [])
@@ -440,7 +343,7 @@ class Graph(FeedFetchRules):
         fields = {}
         for spec in self._device_stack:
             fields = {} if spec is None else {**fields, **spec}
-        return _device_string(fields)
+        return device_string(fields)
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -512,14 +415,28 @@ class Graph(FeedFetchRules):
         return f"<cfnb.Graph with {len(self._ops)} ops>"
 
 
-# --- the GraphDef exporter -------------------------------------------------------------------
-# cfnb.graph_def (a layer above) registers it at import time, so framework never imports upward.
-_graph_def_exporter = []
+# --- what the layers above lend the framework -----------------------------------------------
+# Each is registered at import time by the layer that owns it, so the framework never imports
+# upward (as TensorFlow's tensor_conversion_registry and register_dense_tensor_like_type do).
+_graph_def_exporter = []     # cfnb.graph_def: Graph.as_graph_def
+_input_context_checks = []   # cfnb.ops.control_flow_util: may this op read that input?
 
 
 def register_graph_def_exporter(fn):
     """`fn(graph, add_shapes=False) -> GraphDef`, called by `Graph.as_graph_def`."""
     _graph_def_exporter[:] = [fn]
+
+
+def register_input_context_check(fn):
+    """`fn(op, input_op)`, raising ValueError when `op` may not read `input_op`'s output
+    (TensorFlow's `control_flow_util.CheckInputFromValidContext`), called for every new op."""
+    if fn not in _input_context_checks:
+        _input_context_checks.append(fn)
+
+
+def _refuse_operation(op, dtype=None, name=None):
+    raise TypeError(f"Can't convert Operation '{op.name}' to Tensor (target dtype={dtype}, name={name!r}, "
+                    f"as_ref=False)")
 
 
 # --- the default graph ----------------------------------------------------------------------
@@ -564,105 +481,4 @@ def colocate_with(op, ignore_existing=False):
     return get_default_graph().colocate_with(op, ignore_existing)
 
 
-# --- converting Python values ------------------------------------------------------------
-_tensor_conversion_functions = []
-
-
-def register_tensor_conversion_function(cls, fn):
-    """`fn(value, dtype, name) -> Tensor` for objects of `cls` (Variables, TensorArrays, ...)."""
-    _tensor_conversion_functions.append((cls, fn))
-
-
-def infer_dtype(value, rules=TENSORFLOW_RULES):
-    """The dtype TensorFlow gives a Python/numpy value: float -> float32, int -> int32.
-
-    Under numpy's rules (`Graph.dtype_rules == "numpy"`) it is the dtype numpy gives it
-    (`np.asarray(value).dtype`): float -> float64, int -> int64."""
-    if rules == NUMPY_RULES and not isinstance(value, (str, bytes, np.ndarray, np.generic)):
-        return _rules.numpy_dtype_of(value, _elements)
-    if isinstance(value, np.ndarray | np.generic):
-        return _dtypes.as_dtype(value.dtype)
-    if isinstance(value, bool):
-        return _dtypes.bool_
-    if isinstance(value, int):
-        return _dtypes.int32 if -(2 ** 31) <= value < 2 ** 31 else _dtypes.int64
-    if isinstance(value, float):
-        return _dtypes.float32
-    if isinstance(value, complex):
-        return _dtypes.complex128
-    if isinstance(value, str):
-        return _dtypes.string
-    if isinstance(value, (list, tuple)):
-        if any(isinstance(v, Tensor) for v in value):
-            raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
-        kinds = {infer_dtype(v) for v in value}
-        for candidate in (_dtypes.complex128, _dtypes.complex64, _dtypes.float64, _dtypes.float32, _dtypes.float16,
-                          _dtypes.int64, _dtypes.int32):
-            if candidate in kinds:
-                return candidate
-        return kinds.pop() if kinds else _dtypes.float32
-    raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. Contents: {value!r}. "
-                    f"Consider casting elements to a supported type.")
-
-
-def _check_value_fits(value, dtype):
-    """TensorFlow's check of a Python value against a requested dtype (`_AssertCompatible`): an
-    integer type takes ints (and bools) only, so 1.0 is refused as an int32 (`Expected int32, but got
-    1.0 of type 'float'.`); a float type takes any real number; bool takes bools only."""
-    if dtype.is_integer:
-        ok = (numbers.Integral, np.integer)
-    elif dtype.is_floating:
-        ok = (numbers.Real, np.integer, np.floating)
-    elif dtype.is_bool:
-        ok = (bool, np.bool_)
-    else:
-        return
-    for v in _elements(value):
-        if not isinstance(v, ok):
-            raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
-
-
-def _elements(value):
-    """The scalars of a (nested) Python list; a Tensor among them is refused as `infer_dtype` does."""
-    if isinstance(value, Tensor):
-        raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _elements(v)
-    elif isinstance(value, np.ndarray):
-        yield from value.reshape(-1)
-    else:
-        yield value
-
-
-def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_dtype=None):
-    """A Tensor from a Tensor, a Python/numpy value (as a Const), a Variable or a TensorArray.
-
-    `dtype_hint` is TensorFlow's preferred dtype: the value is converted to it when it can be (a
-    numpy value is cast, a Python value must fit), and keeps its own dtype otherwise."""
-    dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
-    if isinstance(value, Tensor):
-        if dtype is not None and value.dtype != dtype:
-            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
-                             f"{value.dtype.name}: {value!r}")
-        return value
-    for cls, fn in _tensor_conversion_functions:
-        if isinstance(value, cls):
-            result = fn(value, dtype, name)
-            if result is not NotImplemented:  # a function may decline (auto-packing a list without Tensors)
-                return result
-    if isinstance(value, Operation):
-        raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype="
-                        f"{dtype}, name={name!r}, as_ref=False)")
-    from ..ops.array_ops import constant
-    hint = dtype_hint or preferred_dtype
-    if dtype is None and hint is not None:
-        try:
-            return constant(value, dtype=hint, name=name or "Const")
-        except (TypeError, ValueError):
-            pass
-    return constant(value, dtype=dtype, name=name or "Const")
-
-
-def convert_n_to_tensor(values, dtype=None, name=None):
-    return [convert_to_tensor(v, dtype=dtype, name=name) for v in values]
+register_tensor_conversion_function(Operation, _refuse_operation)

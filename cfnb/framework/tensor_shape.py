@@ -194,3 +194,28 @@ def unknown_shape(rank=None):
 
 def scalar():
     return TensorShape([])
+
+
+def broadcast_shapes(a, b, op=None):
+    """Static broadcasting of two TensorShapes (unknown dimensions stay unknown): TensorFlow's
+    `common_shapes.broadcast_shape`; `op` names the op in the error, as the C++ shape function does."""
+    if a.ndims is None or b.ndims is None:
+        return TensorShape(None)
+    x, y = a.as_list()[::-1], b.as_list()[::-1]
+    out = []
+    for i in range(max(len(x), len(y))):
+        p = x[i] if i < len(x) else 1
+        q = y[i] if i < len(y) else 1
+        if p == 1:
+            out.append(q)
+        elif q == 1:
+            out.append(p)
+        elif p is None or q is None:
+            out.append(p if q is None else q)
+        elif p != q:
+            where = f" for '{op.name}' (op: '{op.type}')" if op is not None else ""
+            raise ValueError(f"Dimensions must be equal, but are {p} and {q}{where} with input shapes: "
+                             f"{list(a)}, {list(b)}.")
+        else:
+            out.append(p)
+    return TensorShape(out[::-1])

@@ -7,9 +7,15 @@ Shape, Pack, ConcatV2 and StridedSlice (`InferenceContext::MakeShapeFromShapeTen
 `tensor_util.constant_value` and `constant_value_as_shape` are the same idea. cfnb evaluates with the ops' own
 kernels, so every stateless op counts, as in TensorFlow's C++ inference.
 """
+import numbers
+
 import numpy as np
 
+from . import dtype_rules as _rules
+from . import dtypes as _dtypes
+from .dtype_rules import NUMPY_RULES, TENSORFLOW_RULES
 from .registry import get_op_def
+from .tensor import Tensor
 from .tensor_shape import TensorShape
 
 # Never constant: fed or run-time values, and control flow (a value inside a loop or a branch is per-iteration).
@@ -97,3 +103,66 @@ def constant_value_as_shape(tensor):
 
 def _dim(value):
     return None if value is None or int(value) < 0 else int(value)
+
+
+# --- the dtype of a Python value (TensorFlow's make_tensor_proto and _AssertCompatible) ------------
+def infer_dtype(value, rules=TENSORFLOW_RULES):
+    """The dtype TensorFlow gives a Python/numpy value: float -> float32, int -> int32.
+
+    Under numpy's rules (`Graph.dtype_rules == "numpy"`) it is the dtype numpy gives it
+    (`np.asarray(value).dtype`): float -> float64, int -> int64."""
+    if rules == NUMPY_RULES and not isinstance(value, (str, bytes, np.ndarray, np.generic)):
+        return _rules.numpy_dtype_of(value, _elements)
+    if isinstance(value, np.ndarray | np.generic):
+        return _dtypes.as_dtype(value.dtype)
+    if isinstance(value, bool):
+        return _dtypes.bool_
+    if isinstance(value, int):
+        return _dtypes.int32 if -(2 ** 31) <= value < 2 ** 31 else _dtypes.int64
+    if isinstance(value, float):
+        return _dtypes.float32
+    if isinstance(value, complex):
+        return _dtypes.complex128
+    if isinstance(value, str):
+        return _dtypes.string
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(v, Tensor) for v in value):
+            raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
+        kinds = {infer_dtype(v) for v in value}
+        for candidate in (_dtypes.complex128, _dtypes.complex64, _dtypes.float64, _dtypes.float32, _dtypes.float16,
+                          _dtypes.int64, _dtypes.int32):
+            if candidate in kinds:
+                return candidate
+        return kinds.pop() if kinds else _dtypes.float32
+    raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. Contents: {value!r}. "
+                    f"Consider casting elements to a supported type.")
+
+
+def check_value_fits(value, dtype):
+    """TensorFlow's check of a Python value against a requested dtype (`_AssertCompatible`): an
+    integer type takes ints (and bools) only, so 1.0 is refused as an int32 (`Expected int32, but got
+    1.0 of type 'float'.`); a float type takes any real number; bool takes bools only."""
+    if dtype.is_integer:
+        ok = (numbers.Integral, np.integer)
+    elif dtype.is_floating:
+        ok = (numbers.Real, np.integer, np.floating)
+    elif dtype.is_bool:
+        ok = (bool, np.bool_)
+    else:
+        return
+    for v in _elements(value):
+        if not isinstance(v, ok):
+            raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
+
+
+def _elements(value):
+    """The scalars of a (nested) Python list; a Tensor among them is refused as `infer_dtype` does."""
+    if isinstance(value, Tensor):
+        raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _elements(v)
+    elif isinstance(value, np.ndarray):
+        yield from value.reshape(-1)
+    else:
+        yield value

@@ -6,7 +6,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, array_ops_stack, math_ops, slicing_ops
 
 
 @RegisterGradient("Identity")
@@ -42,13 +42,13 @@ def _transpose_grad(op, grad):
 
 @RegisterGradient("Pack")
 def _pack_grad(op, grad):
-    return array_ops.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+    return array_ops_stack.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
 
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op, *grads):
     grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
-    return array_ops.stack(grads, axis=op.get_attr("axis"))
+    return array_ops_stack.stack(grads, axis=op.get_attr("axis"))
 
 
 def _split_v_infer(op):
@@ -119,7 +119,7 @@ def _gather_grad(op, grad):
         # TensorFlow's _GatherV2Grad: the gathered rows as IndexedSlices, one row per index.
         params_shape = array_ops.shape(params)
         size = array_ops.expand_dims(array_ops.size(indices), 0)
-        values = array_ops.reshape(grad, array_ops.concat([size, params_shape[1:]], 0))
+        values = array_ops.reshape(grad, array_ops_stack.concat([size, params_shape[1:]], 0))
         values.set_shape(TensorShape([None]).concatenate(params.shape[1:]))
         return IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None, None
     rank = params.shape.ndims
@@ -142,7 +142,7 @@ def _strided_slice_grad_kernel(op):
         dynamic, dy = rest[:-1], rest[-1]
         xp = op_kernel_context.device_module()
         out = xp.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
-        index = tuple(array_ops.slice_key(spec, slots, dynamic))
+        index = tuple(slicing_ops.slice_key(spec, slots, dynamic))
         out[index] += xp.asarray(dy).reshape(out[index].shape)
         return out
     return strided_slice_grad

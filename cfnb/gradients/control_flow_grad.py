@@ -12,7 +12,8 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..ops import control_flow_util, data_flow_ops, math_ops
-from ..ops.control_flow_ops import CondContext, WhileContext, _AddNextAndBackEdge, enter, exit, merge, switch
+from ..ops.control_flow_ops import CondContext, enter, exit, merge, switch
+from ..ops.while_context import WhileContext, _AddNextAndBackEdge
 from . import indexed_slices_util
 
 SECOND_ORDER_WHILE = ("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "

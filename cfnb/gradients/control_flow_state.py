@@ -14,7 +14,7 @@ Names and structure follow TensorFlow's `control_flow_state.py` so the graphs re
 """
 from ..framework import dtypes
 from ..framework.ops import get_default_graph
-from ..ops import array_ops, control_flow_ops, control_flow_util, data_flow_ops, variables
+from ..ops import array_ops, control_flow_ops, control_flow_util, data_flow_ops, variables, while_context
 
 
 class GradLoopState:
@@ -46,7 +46,7 @@ class GradLoopState:
             history_cnt = outer_grad_state.AddForwardAccumulator(cnt)
             outer_grad_ctxt = outer_grad_state.grad_context
             outer_grad_ctxt.Enter()
-            self._grad_context = control_flow_ops.WhileContext(
+            self._grad_context = while_context.WhileContext(
                 maximum_iterations=forward_ctxt.maximum_iterations,
                 parallel_iterations=forward_ctxt.parallel_iterations, back_prop=forward_ctxt.back_prop,
                 swap_memory=forward_ctxt.swap_memory, name=forward_ctxt.name, grad_state=self)
@@ -56,7 +56,7 @@ class GradLoopState:
         else:
             if outer_forward_ctxt:
                 outer_forward_ctxt.Enter()
-            self._grad_context = control_flow_ops.WhileContext(
+            self._grad_context = while_context.WhileContext(
                 maximum_iterations=forward_ctxt.maximum_iterations,
                 parallel_iterations=forward_ctxt.parallel_iterations, back_prop=forward_ctxt.back_prop,
                 swap_memory=forward_ctxt.swap_memory, name=forward_ctxt.name, grad_state=self)

@@ -20,7 +20,7 @@ from ..framework.func_graph import FuncGraph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
-from ..ops import array_ops, control_flow_util, math_ops, variables
+from ..ops import array_ops, array_ops_stack, control_flow_util, math_ops, variables
 from . import control_flow_state, indexed_slices_util
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
@@ -399,6 +399,6 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
                 raise ValueError(f"hessians needs a fully defined shape for {x.name}")
             flat = array_ops.reshape(gradient, [-1])
             rows = [array_ops.reshape(gradients(flat[j], x)[0], [-1]) for j in range(n)]
-            h = array_ops.stack(rows)
+            h = array_ops_stack.stack(rows)
             out.append(array_ops.reshape(h, x.shape.as_list() + x.shape.as_list()))
     return out

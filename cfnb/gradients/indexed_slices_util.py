@@ -9,7 +9,7 @@ from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, register_tensor_conversion_function
-from ..ops import array_ops, control_flow_ops, math_ops
+from ..ops import array_ops, array_ops_stack, control_flow_ops, math_ops
 
 
 def to_dense(value, dtype=None, name=None):
@@ -38,8 +38,8 @@ def aggregate(grads):
         return grads[0]
     if any(isinstance(g, Tensor) for g in grads):
         return math_ops.add_n(grads)
-    return IndexedSlices(array_ops.concat([g.values for g in grads], 0),
-                         array_ops.concat([g.indices for g in grads], 0), grads[0].dense_shape)
+    return IndexedSlices(array_ops_stack.concat([g.values for g in grads], 0),
+                         array_ops_stack.concat([g.indices for g in grads], 0), grads[0].dense_shape)
 
 
 # --- Switch and Merge of IndexedSlices (control_flow_ops.switch / merge on composite values) ----------

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework import dtypes
 from .attrs import attr_value
-from .export_nodes import add_node
+from .export_nodes import add_node, node_attrs
 
 
 def tf_slice_args(spec, tensor_slots):
@@ -107,7 +107,6 @@ def _list_concat(op, nodes, input_name, ref, controls):
     when the elements' leading dimension is known): written with a Const for it."""
     if len(op.inputs) != 2:
         return False
-    from .export import node_attrs
     const = f"{op.name}/leading_dims"
     _const(nodes, const, np.zeros([0], np.int64), op.device, _anchor(op, input_name, ref))
     add_node(nodes, op.name, op.type, [input_name(t) for t in op.inputs] + [ref(const, "output")], op.device,

@@ -9,10 +9,10 @@ import numpy as np
 
 from ..framework import dtypes, op_kernel_context
 from ..framework.op_def_library import apply_op
-from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph, register_tensor_conversion_function
 from ..framework.registry import register_op
-from ..framework.tensor_shape import TensorShape, as_shape
-from ..framework.tensor_util import constant_value, constant_value_as_shape
+from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
+from ..framework.tensor_util import check_value_fits, constant_value, constant_value_as_shape, infer_dtype
 
 # ---------------------------------------------------------------------------------------------
 # helpers shared by shape functions
@@ -53,7 +53,6 @@ register_op("Const", lambda op: [(op.get_attr("dtype"), TensorShape(np.shape(op.
 
 def constant(value, dtype=None, shape=None, name="Const"):
     """A Const op holding `value` (converted with TensorFlow's dtype rules)."""
-    from ..framework.ops import _check_value_fits, infer_dtype
     if isinstance(value, Tensor):
         raise TypeError(f"constant() expects a Python or numpy value, got the Tensor {value.name}")
     if value is None:
@@ -65,7 +64,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
     if isinstance(value, np.ndarray | np.generic):
         arr = value.astype(dtype.as_numpy_dtype)  # TensorFlow casts numpy values: 1.5 -> int32 1
     else:
-        _check_value_fits(value, dtype)
+        check_value_fits(value, dtype)
         arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
     if shape is not None:
         shape = list(shape)
@@ -77,6 +76,15 @@ def constant(value, dtype=None, shape=None, name="Const"):
             arr = arr.reshape(shape)
     arr = _as_value(arr.copy())
     return g.create_op("Const", [], {"value": arr, "dtype": dtype}, name=name).outputs[0]
+
+
+def _constant_tensor_conversion_function(value, dtype=None, name=None):
+    """Any other Python or numpy value becomes a Const (TensorFlow's
+    `constant_op._constant_tensor_conversion_function`, registered for `object` at priority 200)."""
+    return constant(value, dtype=dtype, name=name or "Const")
+
+
+register_tensor_conversion_function(object, _constant_tensor_conversion_function, priority=200)
 
 
 register_op("Placeholder", lambda op: [(op.get_attr("dtype"), op.get_attr("shape"))], None)
@@ -292,12 +300,8 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 def _zeros_like(x):
     """Zeros of x's shape; for a TensorList (a loop's accumulator), a list of zeros of its length."""
-    if hasattr(x, "to_list"):
-        from .list_ops import empty
-        out = empty(x.element_shape, x.element_dtype)
-        for v in x.to_list():
-            out = out.push(None if v is None else np.zeros_like(v))
-        return out
+    if hasattr(x, "zeros_like"):  # a TensorList (TensorFlow's ZerosLike of a variant: TensorListZerosLike)
+        return x.zeros_like()
     return _as_value(np.zeros_like(x))
 
 
@@ -359,7 +363,6 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 
 def convert_dtype(v):
-    from ..framework.ops import infer_dtype
     return infer_dtype(v, get_default_graph().dtype_rules)
 
 
@@ -369,254 +372,10 @@ def _rank_dtype(dt):
 
 
 # ---------------------------------------------------------------------------------------------
-# stacking, concatenation, gathering, slicing
-
-
-def _pack_infer(op):
-    xs = op._inputs
-    axis = op.get_attr("axis")
-    base = xs[0].shape
-    for x in xs[1:]:
-        base = base.merge_with(x.shape)
-    if base.ndims is None:
-        return [(xs[0].dtype, TensorShape(None))]
-    dims = base.as_list()
-    a = axis if axis >= 0 else len(dims) + 1 + axis
-    return [(xs[0].dtype, TensorShape(dims[:a] + [len(xs)] + dims[a:]))]
-
-
-register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: op_kernel_context.device_module().stack(
-    xs, axis=a))(op.get_attr("axis")))
-
-
-def stack(values, axis=0, name="stack"):
-    with get_default_graph().name_scope(name) as scope:
-        tensors = [v for v in values if isinstance(v, Tensor)]
-        hint = tensors[0].dtype if tensors else None
-        values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
-        for v in values[1:]:
-            if v.dtype != values[0].dtype:
-                raise TypeError(f"stack: all values must have the same dtype; got {values[0].dtype.name} "
-                                f"and {v.dtype.name}")
-        return get_default_graph().create_op("Pack", values, {"axis": axis, "N": len(values)},
-                                             name=scope).outputs[0]
-
-
-def _unpack_infer(op):
-    x = op._inputs[0]
-    axis = op.get_attr("axis")
-    num = op.get_attr("num")
-    if x.shape.ndims is None:
-        return [(x.dtype, TensorShape(None))] * num
-    dims = x.shape.as_list()
-    del dims[axis]
-    return [(x.dtype, TensorShape(dims))] * num
-
-
-register_op("Unpack", _unpack_infer,
-            lambda op: (lambda a: lambda x: tuple(_as_value(v) for v in np.moveaxis(
-                op_kernel_context.device_module().asarray(x), a, 0)))(
-                op.get_attr("axis")), multi_output=True)
-
-
-def unstack(value, num=None, axis=0, name="unstack"):
-    value = convert_to_tensor(value)
-    if num is None:
-        if value.shape.ndims is None or value.shape[axis] is None:
-            raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
-        num = value.shape[axis]
-    axis = axis if axis >= 0 else value.shape.ndims + axis
-    return apply_op("Unpack", [("value", value)], {"num": num, "axis": axis}, name=name).outputs
-
-
-def _concat_infer(op):
-    xs = op._inputs[:-1]
-    axis = _const_value(op._inputs[-1])
-    ranks = [x.shape.ndims for x in xs if x.shape.ndims is not None]
-    if not ranks:
-        return [(xs[0].dtype, TensorShape(None))]
-    n = ranks[0]
-    if axis is None:
-        return [(xs[0].dtype, TensorShape([None] * n))]
-    a = int(axis) % n
-    dims = [None] * n
-    total = 0
-    for x in xs:
-        if x.shape.ndims is None:
-            total = None
-            continue
-        for i in builtins.range(n):
-            if i != a and dims[i] is None:
-                dims[i] = x.shape[i]
-        total = None if total is None or x.shape[a] is None else total + x.shape[a]
-    dims[a] = total
-    return [(xs[0].dtype, TensorShape(dims))]
-
-
-register_op("ConcatV2", _concat_infer, lambda op: lambda *xs: np.concatenate(xs[:-1], axis=int(xs[-1])))
-
-
-def concat(values, axis, name="concat"):
-    if len(values) == 1:
-        with get_default_graph().name_scope(name) as scope:
-            return identity(values[0], name=scope)
-    with get_default_graph().name_scope(name) as scope:
-        tensors = [v for v in values if isinstance(v, Tensor)]
-        hint = tensors[0].dtype if tensors else None
-        values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
-        for v in values[1:]:
-            if v.dtype != values[0].dtype:
-                raise TypeError(f"concat: all values must have the same dtype; got {values[0].dtype.name} "
-                                f"and {v.dtype.name}")
-        axis = convert_to_tensor(axis, name="axis", dtype=dtypes.int32)
-        return get_default_graph().create_op("ConcatV2", values + [axis], {"N": len(values)},
-                                             name=scope).outputs[0]
-
-
-def _gather_infer(op):
-    params, indices = op._inputs[0], op._inputs[1]
-    axis = _const_value(op._inputs[2])
-    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
-        return [(params.dtype, TensorShape(None))]
-    p = params.shape.as_list()
-    a = int(axis) % len(p)
-    return [(params.dtype, TensorShape(p[:a] + indices.shape.as_list() + p[a + 1:]))]
-
-
-def _gather_kernel(op):
-    def gather(params, indices, axis):
-        params = op_kernel_context.device_module().asarray(params)
-        idx = np.asarray(indices)
-        a = int(axis)
-        n = params.shape[a]
-        if idx.size and (idx.min() < 0 or idx.max() >= n):
-            bad = idx[(idx < 0) | (idx >= n)].reshape(-1)[0]
-            raise IndexError(f"indices = {bad} is not in [0, {n})")
-        return _as_value(np.take(params, idx, axis=a))
-    return gather
-
-
-register_op("GatherV2", _gather_infer, _gather_kernel)
-
-
-def gather(params, indices, axis=0, name=None):
-    with get_default_graph().name_scope(name or "GatherV2") as scope:
-        indices = convert_to_tensor(indices, name="indices")
-        if indices.dtype not in (dtypes.int32, dtypes.int64):
-            raise TypeError(f"Value passed to parameter 'indices' has DataType {indices.dtype.name} not in list of "
-                            f"allowed values: int32, int64")
-        return apply_op("GatherV2", [("params", params), ("indices", indices), ("axis", axis)], name=scope,
-                        dtypes={"axis": dtypes.int32}).outputs[0]
-
-
-def _strided_slice_infer(op):
-    x = op._inputs[0]
-    spec = op.get_attr("spec")
-    # Positions whose start/stop/step is a tensor: the slice's length is unknown until run time.
-    dynamic = {pos for pos, field in op.get_attr("tensor_slots") if field != "index"}
-    if x.shape.ndims is None:
-        return [(x.dtype, TensorShape(None))]
-    dims = []
-    i = 0
-    for pos, item in enumerate(spec):
-        if item is None:
-            dims.append(1)
-        elif item is Ellipsis:
-            rest = sum(1 for s in spec if s is not None and s is not Ellipsis)
-            n_ell = x.shape.ndims - rest
-            dims.extend(x.shape.as_list()[i:i + n_ell])
-            i += n_ell
-        elif isinstance(item, slice):
-            d = x.shape[i]
-            dims.append(None if d is None or pos in dynamic else len(builtins.range(*item.indices(d))))
-            i += 1
-        else:
-            i += 1
-    dims.extend(x.shape.as_list()[i:])
-    return [(x.dtype, TensorShape(dims))]
-
-
-def slice_key(spec, tensor_slots, dynamic):
-    """The numpy index for a StridedSlice: its static spec with the run-time (tensor) bounds filled in."""
-    key = list(spec)
-    for (pos, field), v in zip(tensor_slots, dynamic):
-        v = int(v)
-        if field == "index":
-            key[pos] = v
-        else:
-            s = key[pos]
-            parts = {"start": s.start, "stop": s.stop, "step": s.step}
-            parts[field] = v
-            key[pos] = slice(parts["start"], parts["stop"], parts["step"])
-    return key
-
-
-def _strided_slice_kernel(op):
-    spec = op.get_attr("spec")
-    tensor_slots = op.get_attr("tensor_slots")
-
-    def strided_slice(x, *dynamic):
-        key = slice_key(spec, tensor_slots, dynamic)
-        x = op_kernel_context.device_module().asarray(x)
-        for k, item in enumerate(key):
-            if isinstance(item, int):
-                d = x.shape[sum(1 for s in key[:k] if s is not None)]
-                if not -d <= item < d:
-                    raise IndexError(f"slice index {item} of dimension {k} out of bounds.")
-        return _as_value(x[tuple(key)])
-    return strided_slice
-
-
-register_op("StridedSlice", _strided_slice_infer, _strided_slice_kernel)
-
-
-def _getitem(tensor, key):
-    """`t[1:3, 0]`, `t[..., None]`, `t[i]` with tensor indices: one StridedSlice op."""
-    if not isinstance(key, tuple):
-        key = (key,)
-    for item in key:
-        bounds = (item.start, item.stop, item.step) if isinstance(item, slice) else (item,)
-        for b in bounds:
-            if isinstance(b, Tensor) and b.dtype not in (dtypes.int32, dtypes.int64):
-                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
-                                f"int32/int64 tensors are valid indices, got {b!r}")
-    spec, dynamic, slots = [], [], []
-    for pos, item in enumerate(key):
-        if isinstance(item, slice):
-            parts = {}
-            for field in ("start", "stop", "step"):
-                v = getattr(item, field)
-                if isinstance(v, Tensor):
-                    slots.append((pos, field))
-                    dynamic.append(v)
-                    v = 0
-                parts[field] = v
-            spec.append(slice(parts["start"], parts["stop"], parts["step"]))
-        elif item is None or item is Ellipsis:
-            spec.append(item)
-        elif isinstance(item, Tensor):
-            slots.append((pos, "index"))
-            dynamic.append(item)
-            spec.append(0)
-        elif isinstance(item, (int, np.integer)):
-            spec.append(int(item))
-        else:
-            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
-                            f"int32 tensors are valid indices, got {item!r}")
-    with get_default_graph().name_scope("strided_slice") as scope:
-        return apply_op("StridedSlice", [("input", tensor)] + [(f"index_{i}", d) for i, d in enumerate(dynamic)],
-                        {"spec": tuple(spec), "tensor_slots": tuple(slots)}, name=scope).outputs[0]
-
-
-Tensor.__getitem__ = _getitem
-
-
-# ---------------------------------------------------------------------------------------------
 # where (select)
 
 
 def _select_v2_infer(op):
-    from .math_ops import broadcast_shapes
     c, x, y = op._inputs
     return [(x.dtype, broadcast_shapes(broadcast_shapes(c.shape, x.shape, op), y.shape, op))]
 

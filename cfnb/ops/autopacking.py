@@ -24,7 +24,8 @@ def _first_dtype(value):
 
 
 def _pack(value, dtype, name):
-    from .array_ops import constant, stack
+    from .array_ops import constant
+    from .array_ops_stack import stack
     elems = []
     for v in value:
         if isinstance(v, Tensor):

@@ -5,8 +5,10 @@ fails with "None of conditions evaluated as True" instead of quietly taking the 
 """
 from ..framework import dtypes
 from ..framework.ops import Tensor, get_default_graph
-from .array_ops import cast, stack
-from .control_flow_ops import cond, with_dependencies
+from .array_ops import cast
+from .array_ops_stack import stack
+from .cond import cond
+from .control_flow_ops import with_dependencies
 from .logging_ops import Assert
 from .math_ops import reduce_sum
 

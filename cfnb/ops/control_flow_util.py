@@ -1,4 +1,5 @@
 """Small predicates about control-flow ops and contexts (TensorFlow's `control_flow_util.py`)."""
+from ..framework.ops import register_input_context_check
 
 
 def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side by side
@@ -115,3 +116,7 @@ def check_input_from_valid_context(op, input_op):
                    f"while loop.")
         raise ValueError(msg + " A value computed inside a loop leaves it only through the loop's outputs "
                                "(its Exit nodes): return it as a loop variable instead.")
+
+
+# Every new op's inputs are checked as TensorFlow's Operation._control_flow_post_processing does.
+register_input_context_check(check_input_from_valid_context)

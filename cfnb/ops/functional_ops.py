@@ -8,9 +8,9 @@ and `fn` sees slices and accumulators packed back into the caller's structures. 
 from ..framework import nest
 from ..framework.ops import convert_to_tensor, get_default_graph
 from . import array_ops
-from .control_flow_ops import while_loop
 from .map_fn import set_length, static_length
 from .tensor_array_ops import TensorArray
+from .while_loop import while_loop
 
 
 def _flat_elems(elems, what):

@@ -10,6 +10,7 @@ from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+from .array_ops import constant
 
 _xp = op_kernel_context.device_module  # the array module of the kernel's device
 
@@ -28,6 +29,14 @@ class TensorList:
 
     def push(self, value):
         return TensorList(value, self, self.length + 1, self.element_shape, self.element_dtype)
+
+    def zeros_like(self):
+        """A list of zeros of this one's length and element shapes (TensorFlow's TensorListZerosLike,
+        the ZerosLike of a loop's accumulator)."""
+        out = TensorList(None, None, 0, self.element_shape, self.element_dtype, items=())
+        for v in self.to_list():
+            out = out.push(None if v is None else np.zeros_like(v))
+        return out
 
     @property
     def head(self):
@@ -158,7 +167,6 @@ def _shape_tensor(shape):
 
 
 def empty_tensor_list(element_shape, element_dtype, max_num_elements=None, name=None):
-    from .array_ops import constant
     shape_value = _shape_tensor(element_shape)
     return apply_op("EmptyTensorList", [("element_shape", constant(shape_value, dtypes.int32)),
                                         ("max_num_elements", -1 if max_num_elements is None else max_num_elements)],
@@ -175,7 +183,6 @@ def tensor_list_push_back(input_handle, tensor, name=None, swap_memory=False):
 
 
 def tensor_list_pop_back(input_handle, element_dtype, element_shape=None, name=None):
-    from .array_ops import constant
     shape = as_shape(element_shape) if element_shape is not None else TensorShape(None)
     outputs = apply_op("TensorListPopBack", [("input_handle", input_handle),
                                              ("element_shape", constant(_shape_tensor(shape), dtypes.int32))],
@@ -283,7 +290,6 @@ def _attrs(element_dtype, element_shape):
 def _shape_const(element_shape):
     """The element shape as an int32 tensor input (-1 for unknown dims); a tensor is used as it is."""
     from ..framework.ops import Tensor
-    from .array_ops import constant
     if isinstance(element_shape, Tensor):
         return element_shape
     return constant(_shape_tensor(element_shape if element_shape is not None else TensorShape(None)), dtypes.int32)

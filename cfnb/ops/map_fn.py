@@ -9,8 +9,8 @@ from ..framework import dtypes, nest
 from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
-from .control_flow_ops import while_loop
 from .tensor_array_ops import TensorArray
+from .while_loop import while_loop
 
 
 def flat_elems(elems, what):

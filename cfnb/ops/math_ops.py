@@ -12,33 +12,9 @@ from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.op_def_library import _graph_of, apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
-from ..framework.tensor_shape import TensorShape
-from .array_ops import _as_value, _const_value, cast
-
-
-def broadcast_shapes(a, b, op=None):
-    """Static broadcasting of two TensorShapes (unknown dimensions stay unknown)."""
-    if a.ndims is None or b.ndims is None:
-        return TensorShape(None)
-    x, y = a.as_list()[::-1], b.as_list()[::-1]
-    out = []
-    for i in range(max(len(x), len(y))):
-        p = x[i] if i < len(x) else 1
-        q = y[i] if i < len(y) else 1
-        if p == 1:
-            out.append(q)
-        elif q == 1:
-            out.append(p)
-        elif p is None or q is None:
-            out.append(p if q is None else q)
-        elif p != q:
-            where = f" for '{op.name}' (op: '{op.type}')" if op is not None else ""
-            raise ValueError(f"Dimensions must be equal, but are {p} and {q}{where} with input shapes: "
-                             f"{list(a)}, {list(b)}.")
-        else:
-            out.append(p)
-    return TensorShape(out[::-1])
-
+from ..framework.tensor_shape import TensorShape, broadcast_shapes
+from . import array_ops
+from .array_ops import _as_value, _const_value, cast, constant
 
 # The types TensorFlow allows for float-only ops (Exp, Softmax, ...) and for numeric ones (Sum, Mean, ...):
 # numpy would compute them on other types too, with another result dtype than the one inferred.
@@ -373,12 +349,9 @@ def _reduction(op_type, allowed=None):
         if axis is None:
             if x.shape.ndims is not None:
                 # TensorFlow's _ReductionDims: a Const made before the op's own name scope.
-                from .array_ops import constant
                 axis = constant(list(range(x.shape.ndims)), dtypes.int32)
             else:
-                from .array_ops import range as range_
-                from .array_ops import rank
-                axis = range_(0, rank(x))
+                axis = array_ops.range(0, array_ops.rank(x))
         out = apply_op(op_type, [("input", x), ("reduction_indices", axis)], {"keep_dims": bool(keepdims)},
                        name=name, default_name=op_type, same_type=("input",), allowed=allowed,
                        dtypes={"reduction_indices": dtypes.int32, **bool_input}).outputs[0]

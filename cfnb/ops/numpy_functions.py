@@ -14,7 +14,7 @@ import numpy as np
 from ..framework import dtypes
 from ..framework.errors import UnsupportedNumpyError
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
-from . import arg_reductions, array_ops, math_ops, numpy_rules
+from . import arg_reductions, array_ops, array_ops_stack, math_ops, numpy_rules, slicing_ops
 
 
 def as_tensor(value):
@@ -136,7 +136,7 @@ def _shape_tensor(shape):
         return numpy_rules.index_input(shape, dtypes.int32)
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     if builtins.any(isinstance(d, Tensor) for d in dims):
-        return array_ops.stack([array_ops.cast(d, dtypes.int32) if isinstance(d, Tensor) else np.int32(d)
+        return array_ops_stack.stack([array_ops.cast(d, dtypes.int32) if isinstance(d, Tensor) else np.int32(d)
                                 for d in dims])
     return [int(d) for d in dims]
 
@@ -208,12 +208,12 @@ def concatenate(arrays, axis=0, out=None, dtype=None):
     _no_out("concatenate", out)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
-    return array_ops.concat(_common(arrays, dtype), axis)
+    return array_ops_stack.concat(_common(arrays, dtype), axis)
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
     _no_out("stack", out)
-    return array_ops.stack(_common(arrays, dtype), axis)
+    return array_ops_stack.stack(_common(arrays, dtype), axis)
 
 
 def vstack(tup, dtype=None):
@@ -294,7 +294,7 @@ def getitem(obj, key):
     t = as_tensor(obj if isinstance(obj, (Tensor, np.ndarray)) or not isinstance(obj, (list, tuple))
                   else (obj if builtins.any(isinstance(v, Tensor) for v in _flat(obj)) else np.asarray(obj)))
     if isinstance(key, Tensor) and key.shape.ndims == 1 and key.dtype.is_integer:
-        return array_ops.gather(t, key)
+        return slicing_ops.gather(t, key)
     return t[key]
 
 

@@ -21,10 +21,11 @@ ops (`sqrt` of an int64 is float64, as `np.sqrt`); reductions follow `np.sum` (t
 int32 or bool is int64) and `np.mean` (the mean of ints is float64).
 """
 import numbers
+import sys
 
 import numpy as np
 
-from ..framework import dtype_rules, dtypes
+from ..framework import dtype_rules, dtypes, op_def_library
 from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 
@@ -167,3 +168,6 @@ def _weak_sample(o):
     """np.result_type reads a Python scalar as weak; `int`/`float` (the types) it would read as dtypes.
     (Identity tests: a numpy dtype compares equal to the Python type it defaults from.)"""
     return 0 if o is int else 0.0 if o is float else o
+
+
+op_def_library.register_promotion_policy(NUMPY_RULES, sys.modules[__name__])

@@ -1,8 +1,10 @@
-"""`tf.slice` and `tf.strided_slice`: TensorFlow's begin/size and begin/end/strides slicing functions.
+"""Indexing a tensor: `gather`, `t[...]`, `tf.slice` and `tf.strided_slice`.
 
+`t[...]` builds one StridedSlice op from the Python key (`_getitem`, installed as `Tensor.__getitem__`;
+TensorFlow's `array_ops._slice_helper`): integers, slices, `...`, `newaxis` and scalar tensors, a
+non-constant tensor becoming a run-time slot. `gather` is TensorFlow's GatherV2.
 `strided_slice` with its masks (begin, end, ellipsis, new_axis, shrink_axis) is translated into the
-index spec that cfnb's StridedSlice op runs (the op `t[...]` builds, array_ops.py), so it shares that
-op's shape inference and gradient; a bound given as a non-constant tensor becomes a run-time slot.
+same index spec, so it shares that op's shape inference and gradient.
 `slice` is TensorFlow's `Slice` op: `begin` and `size` tensors, a size of -1 meaning "to the end";
 its static shape is the constant sizes, even where the input's dimension is unknown.
 """
@@ -10,12 +12,152 @@ import builtins
 
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, op_kernel_context
 from ..framework.op_def_library import apply_op
-from ..framework.ops import Tensor, convert_to_tensor
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
+from .array_ops import _as_value, _const_value
+
+
+# --- gather and `t[...]` (GatherV2, StridedSlice) ---------------------------------------------------
+def _gather_infer(op):
+    params, indices = op._inputs[0], op._inputs[1]
+    axis = _const_value(op._inputs[2])
+    if params.shape.ndims is None or indices.shape.ndims is None or axis is None:
+        return [(params.dtype, TensorShape(None))]
+    p = params.shape.as_list()
+    a = int(axis) % len(p)
+    return [(params.dtype, TensorShape(p[:a] + indices.shape.as_list() + p[a + 1:]))]
+
+
+def _gather_kernel(op):
+    def gather(params, indices, axis):
+        params = op_kernel_context.device_module().asarray(params)
+        idx = np.asarray(indices)
+        a = int(axis)
+        n = params.shape[a]
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            bad = idx[(idx < 0) | (idx >= n)].reshape(-1)[0]
+            raise IndexError(f"indices = {bad} is not in [0, {n})")
+        return _as_value(np.take(params, idx, axis=a))
+    return gather
+
+
+register_op("GatherV2", _gather_infer, _gather_kernel)
+
+
+def gather(params, indices, axis=0, name=None):
+    with get_default_graph().name_scope(name or "GatherV2") as scope:
+        indices = convert_to_tensor(indices, name="indices")
+        if indices.dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Value passed to parameter 'indices' has DataType {indices.dtype.name} not in list of "
+                            f"allowed values: int32, int64")
+        return apply_op("GatherV2", [("params", params), ("indices", indices), ("axis", axis)], name=scope,
+                        dtypes={"axis": dtypes.int32}).outputs[0]
+
+
+def _strided_slice_infer(op):
+    x = op._inputs[0]
+    spec = op.get_attr("spec")
+    # Positions whose start/stop/step is a tensor: the slice's length is unknown until run time.
+    dynamic = {pos for pos, field in op.get_attr("tensor_slots") if field != "index"}
+    if x.shape.ndims is None:
+        return [(x.dtype, TensorShape(None))]
+    dims = []
+    i = 0
+    for pos, item in enumerate(spec):
+        if item is None:
+            dims.append(1)
+        elif item is Ellipsis:
+            rest = sum(1 for s in spec if s is not None and s is not Ellipsis)
+            n_ell = x.shape.ndims - rest
+            dims.extend(x.shape.as_list()[i:i + n_ell])
+            i += n_ell
+        elif isinstance(item, builtins.slice):
+            d = x.shape[i]
+            dims.append(None if d is None or pos in dynamic else len(builtins.range(*item.indices(d))))
+            i += 1
+        else:
+            i += 1
+    dims.extend(x.shape.as_list()[i:])
+    return [(x.dtype, TensorShape(dims))]
+
+
+def slice_key(spec, tensor_slots, dynamic):
+    """The numpy index for a StridedSlice: its static spec with the run-time (tensor) bounds filled in."""
+    key = list(spec)
+    for (pos, field), v in zip(tensor_slots, dynamic):
+        v = int(v)
+        if field == "index":
+            key[pos] = v
+        else:
+            s = key[pos]
+            parts = {"start": s.start, "stop": s.stop, "step": s.step}
+            parts[field] = v
+            key[pos] = builtins.slice(parts["start"], parts["stop"], parts["step"])
+    return key
+
+
+def _strided_slice_kernel(op):
+    spec = op.get_attr("spec")
+    tensor_slots = op.get_attr("tensor_slots")
+
+    def strided_slice(x, *dynamic):
+        key = slice_key(spec, tensor_slots, dynamic)
+        x = op_kernel_context.device_module().asarray(x)
+        for k, item in enumerate(key):
+            if isinstance(item, int):
+                d = x.shape[sum(1 for s in key[:k] if s is not None)]
+                if not -d <= item < d:
+                    raise IndexError(f"slice index {item} of dimension {k} out of bounds.")
+        return _as_value(x[tuple(key)])
+    return strided_slice
+
+
+register_op("StridedSlice", _strided_slice_infer, _strided_slice_kernel)
+
+
+def _getitem(tensor, key):
+    """`t[1:3, 0]`, `t[..., None]`, `t[i]` with tensor indices: one StridedSlice op."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    for item in key:
+        bounds = (item.start, item.stop, item.step) if isinstance(item, builtins.slice) else (item,)
+        for b in bounds:
+            if isinstance(b, Tensor) and b.dtype not in (dtypes.int32, dtypes.int64):
+                raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
+                                f"int32/int64 tensors are valid indices, got {b!r}")
+    spec, dynamic, slots = [], [], []
+    for pos, item in enumerate(key):
+        if isinstance(item, builtins.slice):
+            parts = {}
+            for field in ("start", "stop", "step"):
+                v = getattr(item, field)
+                if isinstance(v, Tensor):
+                    slots.append((pos, field))
+                    dynamic.append(v)
+                    v = 0
+                parts[field] = v
+            spec.append(builtins.slice(parts["start"], parts["stop"], parts["step"]))
+        elif item is None or item is Ellipsis:
+            spec.append(item)
+        elif isinstance(item, Tensor):
+            slots.append((pos, "index"))
+            dynamic.append(item)
+            spec.append(0)
+        elif isinstance(item, (int, np.integer)):
+            spec.append(int(item))
+        else:
+            raise TypeError(f"Only integers, slices (`:`), ellipsis (`...`), cfnb.newaxis (`None`) and scalar "
+                            f"int32 tensors are valid indices, got {item!r}")
+    with get_default_graph().name_scope("strided_slice") as scope:
+        return apply_op("StridedSlice", [("input", tensor)] + [(f"index_{i}", d) for i, d in enumerate(dynamic)],
+                        {"spec": tuple(spec), "tensor_slots": tuple(slots)}, name=scope).outputs[0]
+
+
+Tensor.__getitem__ = _getitem
 
 
 # --- Slice ------------------------------------------------------------------------------------------

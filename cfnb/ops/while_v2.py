@@ -39,7 +39,7 @@ def _rebuild(original, tensor):
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
                name=None, return_same_structure=False, back_prop=True, swap_memory=False):
-    from .control_flow_ops import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
+    from .while_context import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
         label = scope[:-1]

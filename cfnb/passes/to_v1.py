@@ -20,6 +20,8 @@ waits for all its outputs (`group`).
 """
 from ..framework.ops import Graph, control_dependencies
 from ..ops import array_ops, control_flow_ops, control_flow_v2_toggles
+from ..ops import cond as cond_lib
+from ..ops import while_loop as while_loop_lib
 from .lowering import _topological
 
 _WHILE = ("While", "StatelessWhile")
@@ -152,7 +154,7 @@ class _Copier:
 
         name = op.name.rsplit("/", 1)[-1]
         start = len(self.graph.get_operations())
-        result = control_flow_ops.while_loop(cond, body, loop_vars, shape_invariants=shapes,
+        result = while_loop_lib.while_loop(cond, body, loop_vars, shape_invariants=shapes,
                                              parallel_iterations=op.get_attr("parallel_iterations"), name=name,
                                              return_same_structure=True,
                                              swap_memory=getattr(body_fg, "swap_memory", False))
@@ -170,7 +172,7 @@ class _Copier:
         inputs = self._ordered(inputs, deps)
         then_fg, else_fg = op.get_attr("then_branch"), op.get_attr("else_branch")
         name = op.name.rsplit("/", 1)[-1]
-        outputs = control_flow_ops.cond(pred, lambda: self.call(then_fg, dict(zip(then_fg.inputs, inputs))),
+        outputs = cond_lib.cond(pred, lambda: self.call(then_fg, dict(zip(then_fg.inputs, inputs))),
                                         lambda: self.call(else_fg, dict(zip(else_fg.inputs, inputs))),
                                         strict=True, name=name)
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]

@@ -13,7 +13,7 @@ A requested device (`tf.device("/cpu:1")`, `"/device:CPU:1"`, `"/job:localhost/t
 `DeviceNameUtils::IsCompleteSpecification`/`IsSpecification` do.
 """
 from ..framework import errors
-from ..framework.ops import _parse_device
+from ..framework.device_spec import parse_device
 
 JOB, REPLICA, TASK = "localhost", "0", "0"
 
@@ -25,7 +25,7 @@ def full_name(device_type, index):
 
 def parse(spec):
     """A device string as a dict of its fields (job, replica, task, device_type, device_index); `{}` for ''."""
-    return _parse_device(spec) if spec else {}
+    return parse_device(spec) if spec else {}
 
 
 class DeviceSet:

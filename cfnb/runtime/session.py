@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from ..framework import dtypes, errors, nest
+from ..framework import default_session, dtypes, errors, nest
+from ..framework.default_session import get_default_session  # noqa: F401 - cfnb.get_default_session
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
@@ -33,12 +34,6 @@ from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_fun
 from .placer import place
 from .static_schedule import compile_static
 from .trace import Trace, TraceLimitReached
-
-_default_session_stack = []
-
-
-def get_default_session():
-    return _default_session_stack[-1] if _default_session_stack else None
 
 
 class RunOptions:
@@ -120,7 +115,7 @@ class Session:
 
     # --- context management -----------------------------------------------------------
     def __enter__(self):
-        _default_session_stack.append(self)
+        default_session.push_session(self)
         cm = self._graph.as_default()
         cm.__enter__()
         self._context_managers.append(cm)
@@ -128,23 +123,13 @@ class Session:
 
     def __exit__(self, *exc):
         self._context_managers.pop().__exit__(*exc)
-        _default_session_stack.remove(self)
+        default_session.pop_session(self)
         self.close()
         return False
 
     def as_default(self):
-        session = self
-
-        class _Default:
-            def __enter__(self):
-                _default_session_stack.append(session)
-                return session
-
-            def __exit__(self, *exc):
-                _default_session_stack.remove(session)
-                return False
-
-        return _Default()
+        """This session is the default inside the block (TensorFlow's `ops.default_session`)."""
+        return default_session.default_session(self)
 
     def close(self):
         self._closed = True

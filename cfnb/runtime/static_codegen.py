@@ -13,6 +13,7 @@ from ..framework import errors
 from ..ops import int_overflow
 from . import buffer_forwarding, static_cond, static_inline
 from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
+from .static_loop_form import NotStatic, analyse_loop
 
 
 class _Dead:
@@ -25,10 +26,6 @@ class _Dead:
 DEAD = _Dead()
 LIVE = True
 _ALIAS_TYPES = static_cond.ALIAS_TYPES
-
-
-class NotStatic(Exception):
-    """The graph has a shape this compiler does not handle; the executor runs it instead."""
 
 
 class Codegen:
@@ -89,46 +86,6 @@ class Codegen:
         return refs, " or ".join(dict.fromkeys(tests))
 
     # --- frame analysis -------------------------------------------------------------------
-    def analyse_loop(self, name):
-        info = self.exe.frames[name]
-        nodes = info.nodes
-        loop_conds = [it for it in nodes if it.kind == NORMAL and it.op is not None and it.op.type == "LoopCond"]
-        if len(loop_conds) != 1:
-            raise NotStatic(f"frame {name}: {len(loop_conds)} LoopCond nodes")
-        pivot = loop_conds[0]
-        merges, switches = [], []
-        for it in nodes:
-            if it.kind == MERGE and any(self.items[s].kind == NEXT for s, _ in it.in_edges):
-                srcs = [self.items[s] for s, _ in it.in_edges]
-                if len(srcs) != 2 or srcs[0].kind != ENTER or srcs[0].is_constant or srcs[1].kind != NEXT:
-                    raise NotStatic(f"loop Merge {it.name} is not Merge(Enter, NextIteration)")
-                if any(port == 1 for _, _, port in self.consumers[it.id]):
-                    raise NotStatic(f"value_index of loop Merge {it.name} is used")
-                merges.append(it)
-            elif it.kind == SWITCH and it.in_edges[1][0] == pivot.id:
-                if self.items[it.in_edges[0][0]].kind != MERGE:
-                    raise NotStatic(f"loop Switch {it.name} does not read a Merge")
-                for dst, _slot, port in self.consumers[it.id]:
-                    if port == 0 and self.items[dst].kind != EXIT:
-                        raise NotStatic(f"the false side of loop Switch {it.name} feeds a non-Exit")
-                if self.control_consumers[it.id]:
-                    raise NotStatic(f"loop Switch {it.name} has control consumers")
-                switches.append(it)
-        merge_ids = {m.id for m in merges}
-        for sw in switches:
-            if sw.in_edges[0][0] not in merge_ids:
-                raise NotStatic(f"loop Switch {sw.name} does not read a loop Merge")
-        exits = [it for it in nodes if it.kind == EXIT]
-        switch_ids = {s.id for s in switches}
-        for ex in exits:
-            src, port = ex.in_edges[0]
-            if src not in switch_ids or port != 0:
-                raise NotStatic(f"Exit {ex.name} is not fed by a loop Switch's false side")
-        for it in nodes:
-            if it.kind == MERGE and it.id not in merge_ids and any(self.items[s].kind == ENTER for s, _ in it.in_edges):
-                raise NotStatic(f"Merge {it.name} reads an Enter without a NextIteration")
-        return pivot, merges, switches, exits
-
     def exits_of(self, name):
         return [it for it in self.exe.frames[name].nodes if it.kind == EXIT]
 
@@ -391,7 +348,7 @@ class Codegen:
             self.emit_def("run_root", ["feeds"], defaults, body + [f"    return ({returns})"])
             return
         enters = self.enters_of[name]
-        pivot, merges, switches, exits = self.analyse_loop(name)
+        pivot, merges, switches, exits = analyse_loop(self.exe, self.consumers, self.control_consumers, name)
         for e in enters:
             self.set_ref(e.id, 0, f"p{e.id}", False)
             self.set_ref(e.id, "live", f"p{e.id}", False)

@@ -35,7 +35,8 @@ import numpy as np
 from ..framework import errors
 from ..ops import int_overflow
 from .graph_compiler import ROOT
-from .static_codegen import DEAD, LIVE, Codegen, NotStatic
+from .static_codegen import DEAD, LIVE, Codegen
+from .static_loop_form import NotStatic
 
 __all__ = ["DEAD", "LIVE", "StaticSchedule", "compile_static"]
 

@@ -1,9 +1,9 @@
 """Readable graphs: a deterministic text form (for golden tests), DOT drawings (graphviz), and pictures of a
 run over time (the trace timeline, the history stacks' memory)."""
+from ..framework.graph_text import graph_to_text
 from .devices import Timeline, partitions_to_dot, show_partitions
 from .dot import GraphView, frames_of, render_svg, show, show_step, step_caption, to_dot, trace_state
 from .memory import MemoryPlot, plot_memory
-from .text import graph_to_text
 from .timeline import Picture, memory_timeline, timeline_rows, trace_timeline
 
 __all__ = ["GraphView", "MemoryPlot", "Picture", "Timeline", "frames_of", "graph_to_text", "memory_timeline",

@@ -12,7 +12,7 @@ fraction of the run during which at least two devices were inside a firing.
 """
 import html
 
-from ..framework.ops import _parse_device
+from ..framework.device_spec import parse_device
 from .dot import GraphView, new_digraph, style_for
 
 TRANSFER_STYLE = {
@@ -27,7 +27,7 @@ DEVICE_COLORS = ["#3d85c6", "#e69138", "#6aa84f", "#a64d79", "#bf9000", "#674ea7
 
 def short_name(device):
     """`/job:localhost/replica:0/task:0/device:CPU:1` -> `CPU:1`."""
-    fields = _parse_device(device) if device else {}
+    fields = parse_device(device) if device else {}
     return f"{fields['device_type']}:{fields.get('device_index', '*')}" if "device_type" in fields else device
 
 

@@ -16,6 +16,8 @@ from collections import deque
 
 import graphviz
 
+from ..framework.graph_text import value_text
+
 # The primitives, as TensorFlow's lowering diagrams draw them.
 _FUNCTIONAL = {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"}
 _HISTORY = {"shape": "cylinder", "fillcolor": "#fff2cc", "color": "#7f6000"}  # stacks and TensorList accumulators
@@ -86,8 +88,7 @@ def _label(op):
     if len(parts) >= 3 and op.type in STYLE:
         short = "/".join(parts[-2:])  # `mul/Enter`, `Add/Switch_1`: which value the primitive carries
     if op.type == "Const":
-        from .text import _value_text
-        return f"{short}\n= {_value_text(op.get_attr('value'))[:24]}"
+        return f"{short}\n= {value_text(op.get_attr('value'))[:24]}"
     if short.split("/")[-1].split("_")[0] == op.type:
         return short
     return f"{short}\n{op.type}"

@@ -30,7 +30,7 @@ def _attr_text(value):
     return str(value)
 
 
-def _value_text(value):
+def value_text(value):
     arr = np.asarray(value)
     if arr.ndim == 0:
         v = arr.item()
@@ -44,7 +44,7 @@ def op_to_text(op):
     args = [_tensor_ref(t) for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs]
     attrs = {k: v for k, v in sorted(op.attr.items()) if k not in _HIDDEN_ATTRS and v is not None}
     if op.type == "Const":
-        attrs = {"value": _value_text(op.get_attr("value"))}
+        attrs = {"value": value_text(op.get_attr("value"))}
     attr_text = (" {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}") if attrs else ""
     outs = ", ".join(f"{t.dtype.name}{_shape_text(t.shape)}" for t in op.outputs)
     return f"{op.name} = {op.type}({', '.join(args)}){attr_text}" + (f" -> {outs}" if outs else "")

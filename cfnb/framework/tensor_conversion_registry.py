@@ -1,0 +1,57 @@
+"""`convert_to_tensor`: how a Variable, a TensorArray, a list of Tensors or a Python number becomes a Tensor.
+
+TensorFlow's `framework/tensor_conversion_registry.py`: each layer registers a conversion function
+for the types it owns (`register_tensor_conversion_function(cls, fn, priority)`), and
+`convert_to_tensor` tries them in priority order. The framework itself knows none of them: a
+Python value becomes a Const because the op layer registers `constant` for `object` at a low
+priority (TensorFlow's `constant_op._constant_tensor_conversion_function`), a Variable reads
+its value because `ops/variables.py` registers that, and an Operation is refused because
+`framework/ops.py` registers the refusal. So the framework never imports the layers above it.
+"""
+from . import dtypes as _dtypes
+from .tensor import Tensor
+
+_tensor_conversion_functions = []  # (priority, order registered, cls, fn), kept sorted
+
+
+def register_tensor_conversion_function(cls, fn, priority=100):
+    """`fn(value, dtype, name) -> Tensor` for objects of `cls` (a type or a tuple of types).
+
+    A lower `priority` is tried first (TensorFlow's default is 100; the Python-value fallback
+    registers 200). `fn` may return `NotImplemented` to decline a value of its type."""
+    _tensor_conversion_functions.append((priority, len(_tensor_conversion_functions), cls, fn))
+    _tensor_conversion_functions.sort(key=lambda entry: entry[:2])
+
+
+def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_dtype=None):
+    """A Tensor from a Tensor, or whatever a registered conversion function makes of `value`.
+
+    `dtype_hint` is TensorFlow's preferred dtype (`tensor_conversion_registry.convert`): each
+    function is first asked for the hinted dtype, and when that raises TypeError or ValueError it is
+    asked again without one, so the value keeps its own dtype."""
+    dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                             f"{value.dtype.name}: {value!r}")
+        return value
+    hint = dtype_hint or preferred_dtype
+    for _, _, cls, fn in _tensor_conversion_functions:
+        if not isinstance(value, cls):
+            continue
+        result = NotImplemented
+        if dtype is None and hint is not None:
+            try:
+                result = fn(value, _dtypes.as_dtype(hint), name)
+            except (TypeError, ValueError):
+                result = NotImplemented
+        if result is NotImplemented:
+            result = fn(value, dtype, name)
+        if result is not NotImplemented:  # a function may decline (auto-packing a list without Tensors)
+            return result
+    raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor. Contents: {value!r}. "
+                    f"Consider casting elements to a supported type.")
+
+
+def convert_n_to_tensor(values, dtype=None, name=None):
+    return [convert_to_tensor(v, dtype=dtype, name=name) for v in values]

@@ -1,0 +1,88 @@
+"""`cond`: `true_fn()` if `pred` else `false_fn()`, as a Switch/Merge diamond (TensorFlow's `ops/cond.py`).
+
+Control flow v1 builds the diamond the whitepaper draws: the predicate is switched on itself to
+make one pivot per branch (`switch_t`, `switch_f`), each branch is built in its own `CondContext`
+(which routes every outside tensor it reads through a Switch on the predicate), and one Merge per
+output joins the branch that ran. Under control flow v2, or inside a function body, the same call
+builds one functional `If` op instead (`cond_v2.py`).
+"""
+import numpy as np
+
+from ..framework import nest
+from ..framework.ops import convert_to_tensor, get_default_graph
+from . import cond_v2, control_flow_v2_toggles
+from .array_ops import identity
+from .control_flow_ops import CondContext, _check_cond_pred, _from_flow_tensor, _unpack_if_singleton, merge, switch
+
+
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """`true_fn()` if `pred` else `false_fn()`, built with Switch/Merge (control flow v1) or as one
+    `If` op (control flow v2). The predicate must be a scalar boolean tensor. `fn1`/`fn2` are the
+    deprecated names of `true_fn`/`false_fn`, accepted as tf.compat.v1.cond accepts them."""
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
+    if true_fn is None or not callable(true_fn):
+        raise TypeError("'true_fn' must be callable.")
+    if false_fn is None or not callable(false_fn):
+        raise TypeError("'false_fn' must be callable.")
+    if isinstance(pred, (bool, np.bool_)):
+        raise TypeError("'pred' must not be a Python bool. A cond on a Python value is an ordinary `if`; "
+                        "use a boolean tensor (e.g. cfnb.constant(True)) to build a cond.")
+    g = get_default_graph()
+    if control_flow_v2_toggles.control_flow_v2_enabled() or g.building_function:
+        return cond_v2.cond_v2(pred, true_fn, false_fn, strict=strict, name=name)
+    with g.name_scope(name or "cond") as scope:
+        label = scope[:-1]
+        pred = convert_to_tensor(pred, name="pred")
+        _check_cond_pred(pred, label)
+        p_2, p_1 = switch(pred, pred)
+        pivot_1 = identity(p_1, name="switch_t")
+        pivot_2 = identity(p_2, name="switch_f")
+        pred = identity(pred, name="pred_id")
+        for t in (p_1, pivot_1, pivot_2, pred):  # inside the cond, as TensorFlow marks them
+            g.prevent_fetching(t.op)
+
+        context_t = CondContext(pred, pivot_1, branch=1)
+        try:
+            context_t.Enter()
+            orig_res_t, res_t = context_t.BuildCondBranch(true_fn)
+            if orig_res_t is None:
+                raise ValueError(f"cond '{label}': 'true_fn' must have a return value.")
+            context_t.ExitResult(res_t)
+        finally:
+            context_t.Exit()
+        context_f = CondContext(pred, pivot_2, branch=0)
+        try:
+            context_f.Enter()
+            orig_res_f, res_f = context_f.BuildCondBranch(false_fn)
+            if orig_res_f is None:
+                raise ValueError(f"cond '{label}': 'false_fn' must have a return value.")
+            context_f.ExitResult(res_f)
+        finally:
+            context_f.Exit()
+
+        if not strict:
+            orig_res_t = _unpack_if_singleton(orig_res_t)
+            orig_res_f = _unpack_if_singleton(orig_res_f)
+        try:
+            nest.assert_same_structure(orig_res_t, orig_res_f)
+        except ValueError as e:
+            raise ValueError(f"cond '{label}': true_fn and false_fn must return the same structure.\n{e}") from None
+        for i, (x, y) in enumerate(zip(res_t, res_f)):
+            if x.dtype != y.dtype:
+                raise ValueError(f"cond '{label}': Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
+                                 f"Received {x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn' "
+                                 f"(output #{i}).")
+        merges = [merge([f, t])[0] for f, t in zip(res_f, res_t)]
+        flat_orig = nest.flatten(orig_res_t)
+        merges = [_from_flow_tensor(o, m) for o, m in zip(flat_orig, merges)]
+        merges = nest.pack_sequence_as(orig_res_t, merges)
+        if not strict:
+            merges = _unpack_if_singleton(merges)
+        return merges
