@@ -9,6 +9,7 @@ the functional op, which then waits for it whichever branch runs.
 """
 from . import dtype_rules, dtypes
 from .ops import Graph, Operation, Tensor
+from .registry import get_op_def
 from .tensor_shape import as_shape
 
 
@@ -101,7 +102,6 @@ class FuncGraph(Graph):
         return super().create_op(op_type, inputs, attrs, name, compute_device)
 
     def is_stateful(self):
-        from .registry import get_op_def
         for op in self._ops:
             if get_op_def(op.type).stateful:
                 return True

@@ -7,6 +7,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, array_ops_stack, math_ops, slicing_ops
+from .math_grad import _reduce_to
 
 
 @RegisterGradient("Identity")
@@ -172,7 +173,6 @@ def _select_grad(op, grad):
 
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op, grad):
-    from .math_grad import _reduce_to
     c, x, y = op.inputs
     zeros = array_ops.zeros_like(grad)
     return (None, _reduce_to(array_ops.where_v2(c, grad, zeros), x),
@@ -186,7 +186,6 @@ def _fill_grad(_, grad):
 
 @RegisterGradient("BroadcastTo")
 def _broadcast_to_grad(op, grad):
-    from .math_grad import _reduce_to
     return _reduce_to(grad, op.inputs[0]), None
 
 

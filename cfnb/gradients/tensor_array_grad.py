@@ -11,6 +11,7 @@ from ..framework.registry import NotDifferentiable, RegisterGradient, register_o
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops
 from ..ops.tensor_array_ops import TensorArray, TensorArrayState
+from .gradients_util import current_gradient_scope
 
 
 def _grad_kernel(op, state):
@@ -33,7 +34,6 @@ register_op("TensorArrayGradV3", lambda op: [(dtypes.resource, TensorShape([2]))
 
 def _grad_source(t):
     """The `gradients...` name scope a gradient was built in: one gradient TensorArray per call."""
-    from .gradients_util import current_gradient_scope
     scope = current_gradient_scope()
     if scope is not None:
         return scope

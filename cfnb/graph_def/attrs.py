@@ -8,6 +8,7 @@ filled with its last element (`tensor_util.MakeNdarray`).
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.func_graph import FuncGraph
 from ..framework.tensor_shape import TensorShape
 from .protos import dtype_of, pb, type_enum
 
@@ -78,7 +79,6 @@ def tensor_value(proto):
 
 
 def _is_function(v):
-    from ..framework.func_graph import FuncGraph
     return isinstance(v, FuncGraph)
 
 

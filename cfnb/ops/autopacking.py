@@ -6,6 +6,8 @@ the Tensors' dtype. So `tf.Assert(c, [x, [y, x]])`, `tf.reduce_sum([a, b])` or
 `tf.convert_to_tensor([t1, t2])` work. A list without Tensors stays a constant.
 """
 from ..framework.ops import Tensor, get_default_graph, register_tensor_conversion_function
+from .array_ops import constant
+from .array_ops_stack import stack
 
 
 def _holds_tensor(value):
@@ -24,8 +26,6 @@ def _first_dtype(value):
 
 
 def _pack(value, dtype, name):
-    from .array_ops import constant
-    from .array_ops_stack import stack
     elems = []
     for v in value:
         if isinstance(v, Tensor):

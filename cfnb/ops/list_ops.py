@@ -8,6 +8,7 @@ import numpy as np
 
 from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
+from ..framework.ops import Tensor
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from .array_ops import constant
@@ -281,7 +282,6 @@ register_op("TensorListScatterIntoExistingList", _variant, _scatter_kernel)
 
 
 def _attrs(element_dtype, element_shape):
-    from ..framework.ops import Tensor
     known = element_shape is not None and not isinstance(element_shape, Tensor)
     return {"element_dtype": dtypes.as_dtype(element_dtype),
             "element_shape_static": as_shape(element_shape) if known else TensorShape(None)}
@@ -289,7 +289,6 @@ def _attrs(element_dtype, element_shape):
 
 def _shape_const(element_shape):
     """The element shape as an int32 tensor input (-1 for unknown dims); a tensor is used as it is."""
-    from ..framework.ops import Tensor
     if isinstance(element_shape, Tensor):
         return element_shape
     return constant(_shape_tensor(element_shape if element_shape is not None else TensorShape(None)), dtypes.int32)

@@ -7,6 +7,7 @@ from ..framework import dtypes, errors
 from ..framework.op_def_library import apply_op
 from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
+from .string_format import string_format
 
 
 def _assert_kernel(op, state):
@@ -125,7 +126,6 @@ def print_v2(*inputs, output_stream="stderr", sep=" ", end="\n", summarize=3, fo
     then it prints once per iteration, in order. `formatter="python"` prints each value as Python's
     `print` prints its numpy value (string_format.py); "tensorflow" (the default) as TensorFlow does.
     """
-    from .string_format import string_format
     stream = OutputStream(output_stream)
     g = get_default_graph()
     with g.name_scope(name or "PrintV2") as scope:

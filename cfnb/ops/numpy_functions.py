@@ -13,6 +13,7 @@ import numpy as np
 
 from ..framework import dtypes
 from ..framework.errors import UnsupportedNumpyError
+from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from . import arg_reductions, array_ops, array_ops_stack, math_ops, numpy_rules, slicing_ops
 
@@ -306,7 +307,6 @@ def setitem(a, key, value):
     from `a[key]` (StridedSlice) and its gradient op, which scatters a slice back into zeros of
     `a`'s shape (StridedSliceGrad): `where(mask, placed, a)`, whose gradients are the slice's and
     Select's (so `--grad` flows to both `a` and `value`)."""
-    from ..framework.op_def_library import apply_op
     t = as_tensor(a)
     part = t[key]
     spec, slots = part.op.get_attr("spec"), part.op.get_attr("tensor_slots")

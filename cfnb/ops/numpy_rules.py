@@ -28,6 +28,7 @@ import numpy as np
 from ..framework import dtype_rules, dtypes, op_def_library
 from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
+from .array_ops import cast
 
 # Op type -> the numpy ufunc whose type resolution gives the op's input dtypes under numpy's rules.
 UFUNCS = {
@@ -100,7 +101,6 @@ def input_dtypes(op_type, values):
 def to_dtype(value, dtype, name):
     """`value` as a tensor of `dtype`: a tensor through a visible Cast, a Python or numpy value as a
     constant made in `dtype` (numpy's rules raise OverflowError for an int that does not fit)."""
-    from .array_ops import cast
     if isinstance(value, Tensor):
         out = cast(value, dtype)
         return dtype_rules.mark_weak(out) if dtype_rules.is_weak(value) else out
@@ -152,7 +152,6 @@ def promote_inputs(op_type, inputs, same):
 def index_input(tensor, dtype):
     """An int64 tensor (a numpy-rules loop counter) where an op takes an int32 shape, axis or size:
     cast down, as numpy accepts any integer there."""
-    from .array_ops import cast
     if dtype == dtypes.int32 and tensor.dtype == dtypes.int64:
         return cast(tensor, dtypes.int32)
     return tensor

@@ -17,7 +17,7 @@ are filled with the values and every argument rendered, then joined with `sep`.
 import numpy as np
 
 from ..framework import dtypes, nest
-from ..framework.ops import Tensor, get_default_graph
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 
@@ -123,7 +123,6 @@ def string_format(inputs, sep=" ", summarize=3, formatter="tensorflow", name=Non
 
     def slot(x):
         if hasattr(x, "_as_graph_element") or hasattr(x, "_handle"):
-            from ..framework.ops import convert_to_tensor
             x = convert_to_tensor(x)
         if isinstance(x, Tensor):
             tensors.append(x)

@@ -12,6 +12,11 @@ from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
+from ..framework.tensor_util import constant_value
+from . import array_ops, list_ops
+from .array_ops import _const_value, constant, identity
+from .control_flow_ops import group
+from .control_flow_v2_toggles import control_flow_v2_enabled
 
 _xp = op_kernel_context.device_module  # the array module of the kernel's device
 
@@ -207,7 +212,6 @@ class TensorArray:
     def __new__(cls, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
                 handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
                 name=None):
-        from .control_flow_v2_toggles import control_flow_v2_enabled
         if handle is None and (control_flow_v2_enabled() or get_default_graph().building_function) \
                 and (flow is None or flow.dtype == dtypes.variant):
             return TensorArrayV2(dtype, size=size, dynamic_size=dynamic_size, element_shape=element_shape,
@@ -288,9 +292,8 @@ class TensorArray:
                         default_name="TensorArrayGatherV3", dtypes={"indices": dtypes.int32}).outputs[0]
 
     def stack(self, name=None):
-        from .array_ops import range as range_
         with get_default_graph().name_scope(name or "TensorArrayStack"):
-            return self.gather(range_(0, self.size()))
+            return self.gather(array_ops.range(0, self.size()))
 
     def scatter(self, indices, value, name=None):
         with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:
@@ -304,12 +307,10 @@ class TensorArray:
         return self._with_new_flow(flow)
 
     def unstack(self, value, name=None):
-        from .array_ops import range as range_
-        from .array_ops import shape as shape_
         with get_default_graph().name_scope(name or "TensorArrayUnstack") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
-            n = value.shape[0] if value.shape.ndims and value.shape[0] is not None else shape_(value)[0]
-            return self.scatter(range_(0, n), value, name=scope)
+            n = value.shape[0] if value.shape.ndims and value.shape[0] is not None else array_ops.shape(value)[0]
+            return self.scatter(array_ops.range(0, n), value, name=scope)
 
     def concat(self, name=None):
         value = apply_op("TensorArrayConcatV3", [("handle", self._handle), ("flow_in", self._flow)], self._attrs(),
@@ -317,7 +318,6 @@ class TensorArray:
         shape = self._element_shape[0]
         if self._infer_shape and shape.ndims and shape[0] is not None:
             # TensorFlow's _GraphTensorArray.concat: a constant size times a known first dimension
-            from ..framework.tensor_util import constant_value
             size = self._size if isinstance(self._size, int) else constant_value(self._size)
             if size is not None and not self._dynamic_size:
                 value.set_shape([int(size) * shape[0]] + shape.as_list()[1:])
@@ -333,7 +333,6 @@ class TensorArray:
 
     def size(self, name=None):
         """The number of elements: a constant when the size is fixed and known (as TensorFlow folds it)."""
-        from .array_ops import _const_value, constant
         size_op = self._handle.op
         if not self._dynamic_size and size_op.type == "TensorArrayV3":
             known = _const_value(size_op.inputs[0])
@@ -348,13 +347,11 @@ class TensorArray:
 
     def identity(self):
         """The same array with its flow through an Identity (a fresh ordering point, TensorArray.identity)."""
-        from .array_ops import identity
         return self._with_new_flow(identity(self._flow))
 
     def grad(self, source, flow=None, name=None):
         """The gradient TensorArray for `source` (TensorArrayGradV3): same size, one per source per run,
         so every call with the same source reaches the same array; it learns the element shape."""
-        from .array_ops import identity
         flow = self._flow if flow is None else flow
         g = get_default_graph()
         with g.name_scope(name or "TensorArrayGrad"):
@@ -377,7 +374,6 @@ class TensorArrayV2:
 
     def __init__(self, dtype, size=None, dynamic_size=None, element_shape=None, flow=None, infer_shape=True,
                  name=None):
-        from . import list_ops
         self._dtype = dtypes.as_dtype(dtype)
         self._dynamic_size = bool(dynamic_size)
         self._infer_shape = infer_shape
@@ -409,7 +405,6 @@ class TensorArrayV2:
         _check_element_shape(self, shape)
 
     def write(self, index, value, name=None):
-        from . import list_ops
         with get_default_graph().name_scope(name or "TensorArrayV2Write"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.dtype != self._dtype:
@@ -421,21 +416,17 @@ class TensorArrayV2:
         return self._with_new_flow(flow)
 
     def read(self, index, name=None):
-        from . import list_ops
         return list_ops.tensor_list_get_item(self._flow, index, self._dtype, self._element_shape[0], name=name)
 
     def stack(self, name=None):
-        from . import list_ops
         with get_default_graph().name_scope(name or "TensorArrayV2Stack"):
             n = self._size if isinstance(self._size, int) and not self._dynamic_size else -1
             return list_ops.tensor_list_stack(self._flow, self._dtype, self._element_shape[0], num_elements=n)
 
     def gather(self, indices, name=None):
-        from . import list_ops
         return list_ops.tensor_list_gather(self._flow, indices, self._dtype, self._element_shape[0], name=name)
 
     def unstack(self, value, name=None):
-        from . import list_ops
         with get_default_graph().name_scope(name or "TensorArrayUnstack"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.shape.ndims:
@@ -443,7 +434,6 @@ class TensorArrayV2:
             return self._with_new_flow(list_ops.tensor_list_from_tensor(value, self._element_shape[0]))
 
     def scatter(self, indices, value, name=None):
-        from . import list_ops
         with get_default_graph().name_scope(name or "TensorArrayScatter"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.shape.ndims:
@@ -451,17 +441,14 @@ class TensorArrayV2:
             return self._with_new_flow(list_ops.tensor_list_scatter(self._flow, value, indices))
 
     def concat(self, name=None):
-        from . import list_ops
         return list_ops.tensor_list_concat(self._flow, self._dtype, self._element_shape[0], name=name)[0]
 
     def split(self, value, lengths, name=None):
-        from . import list_ops
         with get_default_graph().name_scope(name or "TensorArraySplit"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
 
     def identity(self):
-        from .array_ops import identity
         return self._with_new_flow(identity(self._flow))
 
     def grad(self, source, flow=None, name=None):
@@ -469,13 +456,11 @@ class TensorArrayV2:
         raise NotImplementedError()
 
     def size(self, name=None):
-        from . import list_ops
         if not self._dynamic_size and self._size is not None and not isinstance(self._size, Tensor):
             return convert_to_tensor(self._size, dtype=dtypes.int32, name=name or "Const")
         return list_ops.tensor_list_length(self._flow, name=name)
 
     def close(self, name=None):
-        from .control_flow_ops import group
         return group(self._flow, name=name)
 
     def __repr__(self):

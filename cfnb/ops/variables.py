@@ -8,10 +8,11 @@ import numpy as np
 
 from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
-from ..framework.ops import convert_to_tensor, get_default_graph, register_tensor_conversion_function
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph, register_tensor_conversion_function
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from . import array_ops
+from .control_flow_ops import group
 
 GLOBAL_VARIABLES = "variables"
 TRAINABLE_VARIABLES = "trainable_variables"
@@ -186,7 +187,6 @@ class _UnreadVariable(Variable):
 
 
 def _install_variable_operators():
-    from ..framework.ops import Tensor
     for name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "radd", "rsub", "rmul",
                  "rtruediv", "rfloordiv", "rmod", "rpow", "rmatmul", "lt", "le", "gt", "ge", "neg", "abs",
                  "getitem", "and", "or", "invert"):
@@ -290,7 +290,6 @@ def trainable_variables(scope=None):
 
 
 def variables_initializer(var_list, name="init"):
-    from .control_flow_ops import group
     return group(*[v.initializer for v in var_list], name=name)
 
 

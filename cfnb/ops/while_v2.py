@@ -14,6 +14,7 @@ from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import as_shape
 from . import array_ops, math_ops
+from .while_context import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
 
 
 def _while_infer(op):
@@ -39,7 +40,6 @@ def _rebuild(original, tensor):
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
                name=None, return_same_structure=False, back_prop=True, swap_memory=False):
-    from .while_context import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
         label = scope[:-1]

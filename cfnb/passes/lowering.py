@@ -16,6 +16,7 @@ the right frame and only on the taken side, as TensorFlow's inliner arranges.
 """
 import heapq
 
+from ..framework import dtypes
 from ..framework.ops import Graph
 from ..ops import array_ops, control_flow_ops
 
@@ -161,7 +162,6 @@ class _Lowering:
 
     # --- While ----------------------------------------------------------------------------
     def lower_while(self, op, tmap, prefix, opmap):
-        from ..framework import dtypes
         g = self.graph
         name = self._exact(prefix + op.name)
         inputs = [tmap[t] for t in op.inputs]

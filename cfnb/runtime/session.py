@@ -22,6 +22,7 @@ from ..framework.default_session import get_default_session  # noqa: F401 - cfnb
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from ..passes.pruning import needed_ops
 from .config_options import GraphOptions
 from .device_memory import DeviceMemory
 from .devices import DeviceSet
@@ -258,7 +259,6 @@ class Session:
         return self._memory.wrap_kernel(op, kernel) if self._memory is not None else kernel
 
     def _check_runnable(self, fetch_tensors, targets, feed_tensors):
-        from ..passes.pruning import needed_ops
         fed = set(feed_tensors)
         for t in feed_tensors:
             ctxt = t.op._control_flow_context

@@ -16,6 +16,7 @@ from collections import deque
 
 import graphviz
 
+from ..framework.func_graph import functions_of
 from ..framework.graph_text import value_text
 
 # The primitives, as TensorFlow's lowering diagrams draw them.
@@ -234,7 +235,6 @@ def _link_accumulators(dot, ops, ids):
 
 def _draw_functions(dot, ops, ids, depth=0):
     """Beside each functional If/While, its functions as clusters (nested functions inside)."""
-    from ..framework.func_graph import functions_of
     for op in ops:
         for key in sorted(k for k, v in op.attr.items() if k in ("cond", "body", "then_branch", "else_branch")):
             fn = op.attr[key]
