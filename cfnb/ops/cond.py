@@ -12,7 +12,7 @@ from ..framework import nest
 from ..framework.ops import convert_to_tensor, get_default_graph
 from . import cond_v2, control_flow_v2_toggles
 from .array_ops import identity
-from .control_flow_ops import CondContext, _check_cond_pred, _from_flow_tensor, _unpack_if_singleton, merge, switch
+from .control_flow_ops import CondContext, check_cond_pred, from_flow_tensor, merge, switch, unpack_if_singleton
 
 
 def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
@@ -40,7 +40,7 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     with g.name_scope(name or "cond") as scope:
         label = scope[:-1]
         pred = convert_to_tensor(pred, name="pred")
-        _check_cond_pred(pred, label)
+        check_cond_pred(pred, label)
         p_2, p_1 = switch(pred, pred)
         pivot_1 = identity(p_1, name="switch_t")
         pivot_2 = identity(p_2, name="switch_f")
@@ -68,8 +68,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
             context_f.Exit()
 
         if not strict:
-            orig_res_t = _unpack_if_singleton(orig_res_t)
-            orig_res_f = _unpack_if_singleton(orig_res_f)
+            orig_res_t = unpack_if_singleton(orig_res_t)
+            orig_res_f = unpack_if_singleton(orig_res_f)
         try:
             nest.assert_same_structure(orig_res_t, orig_res_f)
         except ValueError as e:
@@ -81,8 +81,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                                  f"(output #{i}).")
         merges = [merge([f, t])[0] for f, t in zip(res_f, res_t)]
         flat_orig = nest.flatten(orig_res_t)
-        merges = [_from_flow_tensor(o, m) for o, m in zip(flat_orig, merges)]
+        merges = [from_flow_tensor(o, m) for o, m in zip(flat_orig, merges)]
         merges = nest.pack_sequence_as(orig_res_t, merges)
         if not strict:
-            merges = _unpack_if_singleton(merges)
+            merges = unpack_if_singleton(merges)
         return merges

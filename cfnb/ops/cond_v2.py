@@ -14,7 +14,7 @@ from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from . import array_ops
-from .control_flow_ops import _check_cond_pred, _unpack_if_singleton
+from .control_flow_ops import check_cond_pred, unpack_if_singleton
 
 
 def _if_infer(op):
@@ -86,14 +86,14 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
             # cond_v2.cond_v2 squeezes a predicate that is not known to be a scalar, so [[True]] is
             # accepted; a predicate with more than one element still fails at run time.
             pred = array_ops.squeeze(pred)
-        _check_cond_pred(pred, label)
+        check_cond_pred(pred, label)
         true_graph, true_result = build_branch(unique_function_name(g, scope, "true"), true_fn, g, pred)
         false_graph, false_result = build_branch(unique_function_name(g, scope, "false"), false_fn, g, pred)
         for which, result in (("true_fn", true_result), ("false_fn", false_result)):
             if result is None:
                 raise ValueError(f"cond '{label}': '{which}' must have a return value.")
         if not strict:
-            true_result, false_result = _unpack_if_singleton(true_result), _unpack_if_singleton(false_result)
+            true_result, false_result = unpack_if_singleton(true_result), unpack_if_singleton(false_result)
         try:
             nest.assert_same_structure(true_result, false_result)
         except (ValueError, TypeError) as e:

@@ -314,7 +314,7 @@ class CondContext(ControlFlowContext):
         # TensorFlow's _BuildCondTensor arranges: the cond then yields the predicate's value.
         original_result = nest.map_structure(
             lambda v: with_dependencies([v], self._pivot) if isinstance(v, Operation) else v, original_result)
-        flat = [_to_flow_tensor(v) for v in nest.flatten(original_result)]
+        flat = [to_flow_tensor(v) for v in nest.flatten(original_result)]
         result = [self._ProcessOutputTensor(v) for v in flat]
         return original_result, result
 
@@ -323,7 +323,7 @@ def _op_in_context(op, ctxt):
     return util.IsContainingContext(op._control_flow_context, ctxt)
 
 
-def _to_flow_tensor(v):
+def to_flow_tensor(v):
     """A TensorArray travels through control flow as its scalar `flow` tensor."""
     if hasattr(v, "_flow_for_control_flow"):
         return v._flow_for_control_flow()
@@ -333,19 +333,19 @@ def _to_flow_tensor(v):
     return convert_to_tensor(v)
 
 
-def _from_flow_tensor(original, flow):
+def from_flow_tensor(original, flow):
     if hasattr(original, "_with_new_flow"):
         return original._with_new_flow(flow)
     return flow
 
 
-def _unpack_if_singleton(res):
+def unpack_if_singleton(res):
     if isinstance(res, (list, tuple)) and len(res) == 1:
         return res[0]
     return res
 
 
-def _check_cond_pred(pred, label):
+def check_cond_pred(pred, label):
     if pred.dtype != dtypes.bool_:
         raise TypeError(f"cond '{label}': the predicate {pred.name} must be a boolean tensor, but has dtype "
                         f"{pred.dtype.name} (TensorFlow: Input 'pred' of 'Switch' Op has type {pred.dtype.name} "

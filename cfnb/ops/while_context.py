@@ -17,14 +17,14 @@ from . import control_flow_util as util
 from .array_ops import constant, fill, identity
 from .control_flow_ops import (
     ControlFlowContext,
-    _from_flow_tensor,
-    _to_flow_tensor,
     enter,
     exit,  # noqa: A004 - TensorFlow's name for the primitive
+    from_flow_tensor,
     loop_cond,
     merge,
     next_iteration,
     switch,
+    to_flow_tensor,
 )
 from .math_ops import add, greater_equal, subtract
 
@@ -274,7 +274,7 @@ class WhileContext(ControlFlowContext):
     # --- building --------------------------------------------------------------------------
     def BuildLoop(self, pred, body, loop_vars, shape_invariants, return_same_structure=False):  # noqa: N802
         flat_orig_loop_vars = nest.flatten(loop_vars)
-        flat_loop_vars = [_to_flow_tensor(v) for v in flat_orig_loop_vars]
+        flat_loop_vars = [to_flow_tensor(v) for v in flat_orig_loop_vars]
         if shape_invariants is not None:
             try:
                 nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
@@ -291,7 +291,7 @@ class WhileContext(ControlFlowContext):
         finally:
             self.Exit()
         flat_result = nest.flatten(original_body_result)
-        exit_vars_with_tas = [_from_flow_tensor(o, e) for o, e in zip(flat_result, exit_vars)]
+        exit_vars_with_tas = [from_flow_tensor(o, e) for o, e in zip(flat_result, exit_vars)]
         packed_exit_vars = nest.pack_sequence_as(original_body_result, exit_vars_with_tas)
         if return_same_structure:
             return packed_exit_vars
@@ -329,8 +329,8 @@ class WhileContext(ControlFlowContext):
         merge_vars = [merge([x, x])[0] for x in enter_vars]
         self._pivot_for_pred = merge_vars[0]
         packed_vars = nest.pack_sequence_as(
-            loop_vars, [_from_flow_tensor(o, m) for o, m in zip(flat_orig_loop_vars, merge_vars)])
-        args = list(packed_vars) if _is_arg_list(loop_vars) else [packed_vars]
+            loop_vars, [from_flow_tensor(o, m) for o, m in zip(flat_orig_loop_vars, merge_vars)])
+        args = list(packed_vars) if is_arg_list(loop_vars) else [packed_vars]
         c = pred(*args)
         if isinstance(c, (bool, np.bool_)):
             raise TypeError(f"while_loop '{self.label}': `cond` returned the Python bool {c}; it must return a "
@@ -349,8 +349,8 @@ class WhileContext(ControlFlowContext):
         vars_for_body = [identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
         packed_vars_for_body = nest.pack_sequence_as(
-            loop_vars, [_from_flow_tensor(o, v) for o, v in zip(flat_orig_loop_vars, vars_for_body)])
-        args = list(packed_vars_for_body) if _is_arg_list(loop_vars) else [packed_vars_for_body]
+            loop_vars, [from_flow_tensor(o, v) for o, v in zip(flat_orig_loop_vars, vars_for_body)])
+        args = list(packed_vars_for_body) if is_arg_list(loop_vars) else [packed_vars_for_body]
         body_result = body(*args)
         if body_result is None:
             raise ValueError(f"while_loop '{self.label}': `body` returned None; it must return the new values "
@@ -358,14 +358,14 @@ class WhileContext(ControlFlowContext):
         if not nest.is_nested(body_result):
             body_result = [body_result]
         try:
-            nest.assert_same_structure(list(packed_vars_for_body) if _is_arg_list(loop_vars)
+            nest.assert_same_structure(list(packed_vars_for_body) if is_arg_list(loop_vars)
                                        else [packed_vars_for_body],
                                        list(body_result))
         except ValueError as e:
             raise ValueError(f"while_loop '{self.label}': `body` must return the structure of `loop_vars`.\n{e}"
                              ) from None
         original_body_result = body_result
-        result = [_to_flow_tensor(v) for v in nest.flatten(body_result)]
+        result = [to_flow_tensor(v) for v in nest.flatten(body_result)]
         if len(merge_vars) != len(result):
             raise ValueError(f"Number of inputs and outputs of 'body' are different: {len(merge_vars)}, "
                              f"{len(result)}")
@@ -384,7 +384,7 @@ class WhileContext(ControlFlowContext):
         for inp, var, shape in zip(input_vars, enter_vars, invariants):
             if shape is None:
                 continue
-            if not _shape_less_than_or_equal(inp.shape, shape):
+            if not shape_less_than_or_equal(inp.shape, shape):
                 raise ValueError(f"while_loop '{self.label}': The shape invariant specified for {inp.name} is not "
                                  f"compatible with the initial shape of the loop variable. It enters the loop "
                                  f"with shape {inp.shape}, but the specified shape invariant is {shape}.")
@@ -395,7 +395,7 @@ class WhileContext(ControlFlowContext):
             raise TypeError(f"while_loop '{self.label}': Loop var {input_t.name} (loop variable #{i}) enters the "
                             f"loop with type {merge_var.dtype} but has type {next_var.dtype} after 1 iteration. "
                             f"{input_t.name} type should remain constant; add a cfnb.cast in the body.")
-        if not _shape_less_than_or_equal(next_var.shape, merge_var.shape):
+        if not shape_less_than_or_equal(next_var.shape, merge_var.shape):
             allowed = merge_var.shape.most_specific_compatible_shape(next_var.shape)
             raise ValueError(f"while_loop '{self.label}': Input tensor '{input_t.name}' (loop variable #{i}) enters "
                              f"the loop with shape {input_t.shape}, but has shape {next_var.shape} after one "
@@ -404,12 +404,12 @@ class WhileContext(ControlFlowContext):
                              f"{allowed!r} for this variable.")
 
 
-def _is_arg_list(loop_vars):
+def is_arg_list(loop_vars):
     """`cond`/`body` take the loop vars as separate arguments when loop_vars is a list or tuple."""
     return isinstance(loop_vars, (list, tuple)) and not hasattr(type(loop_vars), "_fields")
 
 
-def _shape_less_than_or_equal(shape1, shape2):
+def shape_less_than_or_equal(shape1, shape2):
     if shape2.ndims is None:
         return True
     if shape1.ndims != shape2.ndims:
@@ -425,7 +425,7 @@ def _AddNextAndBackEdge(m, v):  # noqa: N802
     return v
 
 
-def _convert_loop_vars(loop_vars):
+def convert_loop_vars(loop_vars):
     def conv(v):
         if hasattr(v, "_flow_for_control_flow") or isinstance(v, Tensor):
             return v

@@ -13,7 +13,7 @@ from ..framework.tensor_shape import TensorShape
 from . import control_flow_v2_toggles, while_v2
 from .array_ops import constant
 from .math_ops import logical_and
-from .while_context import WhileContext, _convert_loop_vars, _is_arg_list
+from .while_context import WhileContext, convert_loop_vars, is_arg_list
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,
@@ -40,8 +40,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                    swap_memory=swap_memory)
     with g.name_scope(name or "while") as scope:
         label = scope[:-1]
-        loop_vars = _convert_loop_vars(loop_vars)
-        try_to_pack = _is_arg_list(loop_vars) and len(loop_vars) == 1 and not return_same_structure
+        loop_vars = convert_loop_vars(loop_vars)
+        try_to_pack = is_arg_list(loop_vars) and len(loop_vars) == 1 and not return_same_structure
         if maximum_iterations is not None:
             maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if maximum_iterations.shape.ndims != 0:
@@ -52,7 +52,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                                 f"{maximum_iterations.dtype.name}")
             counter = constant(0, dtype=maximum_iterations.dtype, name="iteration_counter")
             orig_cond, orig_body, orig_vars = cond, body, loop_vars
-            as_args = _is_arg_list(loop_vars)
+            as_args = is_arg_list(loop_vars)
             if try_to_pack:
                 loop_vars = (counter, loop_vars[0])
                 cond = lambda i, lv: logical_and(i < maximum_iterations, orig_cond(lv))  # noqa: E731

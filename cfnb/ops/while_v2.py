@@ -14,7 +14,7 @@ from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import as_shape
 from . import array_ops, math_ops
-from .while_context import _convert_loop_vars, _is_arg_list, _shape_less_than_or_equal
+from .while_context import convert_loop_vars, is_arg_list, shape_less_than_or_equal
 
 
 def _while_infer(op):
@@ -43,8 +43,8 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
         label = scope[:-1]
-        loop_vars = _convert_loop_vars(loop_vars)
-        as_args = _is_arg_list(loop_vars)
+        loop_vars = convert_loop_vars(loop_vars)
+        as_args = is_arg_list(loop_vars)
         flat_orig = nest.flatten(loop_vars)
         flat = [_flow_of(v) for v in flat_orig]
         if shape_invariants is not None:
@@ -60,7 +60,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             invariants = [None] * len(flat)
         shapes = [t.shape if inv is None else inv for t, inv in zip(flat, invariants)]
         for t, inv in zip(flat, invariants):
-            if inv is not None and not _shape_less_than_or_equal(t.shape, inv):
+            if inv is not None and not shape_less_than_or_equal(t.shape, inv):
                 raise ValueError(f"while_loop '{label}': The shape invariant specified for {t.name} is not "
                                  f"compatible with the initial shape of the loop variable. It enters the loop "
                                  f"with shape {t.shape}, but the specified shape invariant is {inv}.")
@@ -128,7 +128,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     raise TypeError(f"while_loop '{label}': Loop var {inp.name} (loop variable #{i}) enters the loop "
                                     f"with type {inp.dtype} but has type {out.dtype} after 1 iteration. {inp.name} "
                                     f"type should remain constant; add a cfnb.cast in the body.")
-                if not _shape_less_than_or_equal(out.shape, shape):
+                if not shape_less_than_or_equal(out.shape, shape):
                     allowed = shape.most_specific_compatible_shape(out.shape)
                     raise ValueError(f"while_loop '{label}': Input tensor '{inp.name}' (loop variable #{i}) enters "
                                      f"the loop with shape {inp.shape}, but has shape {out.shape} after one iteration. "
