@@ -71,14 +71,31 @@ def test_lowered_form_follows_lower_while_op(v2):
         ("Const", "Const"), ("while/maximum_iterations", "Const"), ("while/loop_counter", "Const"),
         ("while/enter", "Enter"), ("while/enter_1", "Enter"), ("while/enter_2", "Enter"),
         ("while/merge", "Merge"), ("while/merge_1", "Merge"), ("while/merge_2", "Merge"),
-        ("while/cond/Less/y", "Const"), ("while/cond/Less", "Less"), ("while/LoopCond", "LoopCond"),
+        ("Func/while/cond/input_control_node", "NoOp"), ("Func/while/cond/input", "Identity"),
+        ("Func/while/cond/input_1", "Identity"), ("Func/while/cond/input_2", "Identity"),
+        ("while/cond/Less/y", "Const"), ("while/cond/Less", "Less"), ("Func/while/cond/output", "Identity"),
+        ("while/LoopCond", "LoopCond"),
         ("while/loop_counter_switch", "Switch"), ("while/maximum_iterations_switch", "Switch"),
         ("while/Const_switch", "Switch"), ("while/loop_body_control", "Identity"),
+        ("Func/while/body/input_control_node", "NoOp"), ("Func/while/body/input", "Identity"),
+        ("Func/while/body/input_1", "Identity"), ("Func/while/body/input_2", "Identity"),
         ("while/body/mul", "Mul"), ("while/body/add/y", "Const"), ("while/body/add", "AddV2"),
+        ("Func/while/body/output", "Identity"), ("Func/while/body/output_1", "Identity"),
+        ("Func/while/body/output_2", "Identity"), ("Func/while/body/output_control_node", "NoOp"),
         ("while/exit", "Exit"), ("while/exit_1", "Exit"), ("while/exit_2", "Exit"),
         ("while/next_iteration", "NextIteration"), ("while/next_iteration_1", "NextIteration"),
         ("while/next_iteration_2", "NextIteration"), ("while/LoopExecuted", "NoOp"),
         ("while/Identity", "Identity"), ("while/Identity_1", "Identity"), ("while/Identity_2", "Identity")]
+    # The inliner's control edges, as TensorFlow 2.21 draws them (input_control_node gated by the cond's first
+    # Merge and by loop_body_control; every input Identity and input-less body node waits for it; each
+    # NextIteration waits for the body's output_control_node).
+    controls = {op.name: [c.name for c in op.control_inputs] for op in lowered.get_operations() if op.control_inputs}
+    assert controls["Func/while/cond/input_control_node"] == ["while/merge"]
+    assert controls["Func/while/body/input_control_node"] == ["while/loop_body_control"]
+    assert controls["while/body/add/y"] == controls["Func/while/body/input_2"] == ["Func/while/body/input_control_node"]
+    assert controls["Func/while/body/output_control_node"] == ["Func/while/body/input_control_node"]
+    assert controls["while/next_iteration_2"] == ["Func/while/body/output_control_node"]
+    assert "while/body/mul" not in controls
     enter = lowered.get_operation_by_name("while/enter")
     assert enter.get_attr("frame_name") == "while" and not enter.get_attr("is_constant")
 
@@ -209,9 +226,9 @@ def test_switch_case_is_one_case_op_lowered_to_switch_n():
         assert [run([r, g], {index: k}, **path) for k in (0, 1, 2, -1, 9)] == [
             [30.0, 10.0], [9.0, 6.0], [103.0, 1.0], [103.0, 1.0], [103.0, 1.0]]
     lowered = lower_functional_ops(tf.get_default_graph()).graph
-    switch = lowered.get_operation_by_name("switch_case/switch_index")
+    switch = lowered.get_operation_by_name("switch_case/branch_index")
     assert switch.type == "_SwitchN" and switch.get_attr("num_outs") == 3
-    assert lowered.get_operation_by_name("switch_case/output").type == "Merge"
+    assert lowered.get_operation_by_name("switch_case/merge").type == "Merge"
 
 
 def test_switch_case_refuses_bad_input():
