@@ -1,6 +1,6 @@
 """Lower functional `If`/`While` to Switch/Merge/Enter/Exit/NextIteration, inlining their functions.
 
-TensorFlow's LowerFunctionalOpsPass (lower_if_op.cc, lower_while_op.cc), node for node. The pass
+TensorFlow's LowerFunctionalOpsPass (lower_if_op.cc, lower_while_op.cc, lower_case_op.cc), node for node. The pass
 returns a new graph (the user's graph is never rewritten) plus maps from every original tensor and
 op to its lowered counterpart, and from every lowered node back to the functional op and function
 it came from (the viewer uses that to link the two drawings).
@@ -8,10 +8,11 @@ it came from (the viewer uses that to link the two drawings).
 While, per loop input:  Enter (frame = the While's name; constant only for resource inputs)
   -> Merge -> [cond function, inlined] -> LoopCond -> Switch -> [body function, inlined on the
   true side] -> NextIteration back into the Merge; Exit on the false side. A resource input keeps
-  its constant Enter and reaches the body through an Identity under the body's pivot.
-If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input; the branches inlined on the two
-  sides; one Merge per output.
-Case: _SwitchN(index, index) -> pivot_0..pivot_n-1; one _SwitchN per input; one Merge per output.
+  its constant Enter (no Merge, no Switch), which the body's input Identity reads.
+If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input, with its data; the branches inlined on
+  the two sides; one Merge per output.
+Case: _SwitchN(index, index) -> pivot_0..pivot_n-1; one _SwitchN per input, with its data; one Merge per
+  output.
 
 Every function is inlined as TensorFlow's InlineFunctionBody (inline_function_utils.cc) inlines the call
 the lowering made for it (If/then, If/else, While/cond, While/body, Case/branchK), whose control input is
