@@ -68,9 +68,9 @@ def test_partitions_match_tensorflow(name, mode):
     assert counts_of(meta.partition_graphs) == want["counts"]
 
 
-# v2 programs whose functions hold a While: TensorFlow's while_v2 builds no output Identity after a While nested in a
-# function and its gradient functions hold a few more Identities than cfnb's; how the functions are built (ops/),
-# not how they are lowered or partitioned, so Identity is left out of the comparison for these.
+# v2 nested loops and loop gradients: TensorFlow's loop body holds no output Identity after a While nested in it, and
+# its gradient loop's functions hold a few more Identities than cfnb's. That is how while_v2 builds the functions
+# (ops/), not how they are lowered or partitioned, so Identity is left out of the comparison for these.
 FUNCTION_IDENTITIES_DIFFER = {("v2", name) for name in (
     "nested_inner_on_b", "nested_outer_on_b", "nested_zero_trip_inner", "loop_in_untaken_branch", "while_gradient_on_b",
     "while_gradient_colocated")}
