@@ -100,6 +100,32 @@ def test_lowered_form_follows_lower_while_op(v2):
     assert enter.get_attr("frame_name") == "while" and not enter.get_attr("is_constant")
 
 
+def test_lowered_while_reads_a_resource_through_the_body_input_identity(v2):
+    """A resource loop input keeps its constant Enter (no Merge, no Switch); the inlined body's input Identity reads
+    it under the body's input_control_node, so the ReadVariableOp cannot run in the iteration the predicate ends."""
+    v = tf.Variable(2.0, name="v")
+    x = tf.placeholder(tf.float32, [], name="x")
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * v.read_value()), [0, x])
+    out = y * 1.0
+    meta = tf.RunMetadata()
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(v.initializer)
+        assert sess.run(out, {x: 1.5}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta) == 12.0
+    nodes = {n.name: n for pg in meta.partition_graphs for n in pg.node}
+    read = next(n for n in nodes.values() if n.op == "ReadVariableOp")
+    arg = nodes[read.input[0]]
+    assert arg.op == "Identity" and arg.name.startswith("Func/while/body/input")
+    assert nodes[arg.input[0]].op == "Enter" and nodes[arg.input[0]].attr["is_constant"]
+    assert arg.input[1:] == ["^Func/while/body/input_control_node"]
+    # TensorFlow 2.21 partitions the same program (grappler off) into these nodes, by type.
+    counts = {}
+    for n in nodes.values():
+        counts[n.op] = counts.get(n.op, 0) + 1
+    assert counts == {"AddV2": 2, "Const": 6, "Enter": 4, "Exit": 1, "Identity": 12, "Less": 1, "LoopCond": 1,
+                      "Merge": 3, "Mul": 2, "NextIteration": 3, "NoOp": 3, "ReadVariableOp": 1, "Switch": 3,
+                      "VarHandleOp": 1, "_Arg": 1, "_Retval": 1}
+
+
 def test_if_op_and_lowered_if(v2):
     p = tf.placeholder(tf.bool, [])
     x = tf.constant(3.0)
