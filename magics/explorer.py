@@ -45,6 +45,8 @@ def stand_in(node, names, view):
                     return stand_in(forward, names, view) if forward != node else None
         return None
     if view == "functional":
+        if parts[0] == "Func":  # the inliner's Func/<call>/input, .../input_control_node: the call's functional op
+            parts = parts[1:]
         for k in range(len(parts) - 1, 0, -1):
             if "/".join(parts[:k]) in names:
                 return "/".join(parts[:k])

@@ -63,6 +63,8 @@ def test_stand_in_maps_a_firing_to_the_op_drawn_for_it():
     assert stand_in("gradients/while/mul_grad/Mul_1", {"while/mul", "while/Merge"}, "lowered") == "while/mul"
     assert stand_in("gradients/b_count_2", {"while/mul"}, "lowered") is None
     assert stand_in("while/body/_1/mul", {"while", "x"}, "functional") == "while"
+    assert stand_in("Func/while/body/input_control_node", {"while", "x"}, "functional") == "while"
+    assert stand_in("Func/cond/then/input_1", {"cond", "x"}, "functional") == "cond"
     assert stand_in("x", {"while"}, "functional") is None
 
 

@@ -57,13 +57,6 @@ def mode(request):
 
 
 # --- TensorFlow's partitions of the whitepaper's examples ------------------------------------------
-# Where cfnb's partitions differ from TensorFlow's for a reason outside partitioning: TensorFlow's function
-# inliner gives a lowered If an `input_control_node` NoOp per branch, gated by that branch's pivot, so the
-# else-pivot survives pruning and the predicate's Switch sends both pivots; cfnb's lowering adds no such NoOp,
-# and its unused else-pivot is pruned (one Send/Recv pair fewer).
-LOWERING_DIFFERS = {("v2", "cond_predicate_on_b")}
-
-
 @pytest.mark.parametrize("name", list(partition_programs.PROGRAMS))
 def test_partitions_match_tensorflow(name, mode):
     fetches, feeds = partition_programs.PROGRAMS[name](tf)
@@ -72,14 +65,34 @@ def test_partitions_match_tensorflow(name, mode):
     want = RECORDED[mode][name]
     for key, value in want["values"].items():
         np.testing.assert_allclose(values[key], value, rtol=1e-5, err_msg=key)
-    if (mode, name) in LOWERING_DIFFERS:
-        got, recorded = counts_of(meta.partition_graphs), want["counts"]
-        assert got["0"]["_Recv"] == recorded["0"]["_Recv"] - 1 and got["1"]["_Send"] == recorded["1"]["_Send"] - 1
-        got["0"]["_Recv"] += 1
-        got["1"]["_Send"] += 1
-        assert got == recorded
-        return
     assert counts_of(meta.partition_graphs) == want["counts"]
+
+
+# v2 nested loops and loop gradients: TensorFlow's loop body holds no output Identity after a While nested in it, and
+# its gradient loop's functions hold a few more Identities than cfnb's. That is how while_v2 builds the functions
+# (ops/), not how they are lowered or partitioned, so Identity is left out of the comparison for these.
+FUNCTION_IDENTITIES_DIFFER = {("v2", name) for name in (
+    "nested_inner_on_b", "nested_outer_on_b", "nested_zero_trip_inner", "loop_in_untaken_branch", "while_gradient_on_b",
+    "while_gradient_colocated")}
+
+
+@pytest.mark.parametrize("name", list(partition_programs.PROGRAMS))
+def test_partitions_hold_tensorflows_nodes_of_every_type(name, mode):
+    """Every op type, not only the transfers and the control-flow primitives: the lowering's auxiliary nodes (each
+    inlined function's input_control_node and output_control_node NoOps, its input and output Identities, the
+    pivots), the dummy Consts and Identities of control edges across devices, _Arg and _Retval."""
+    fetches, feeds = partition_programs.PROGRAMS[name](tf)
+    _, meta = run_with_partitions(fetches, feeds, tf.ConfigProto(device_count=TWO_CPUS, allow_soft_placement=True))
+    got = {}
+    for pg in meta.partition_graphs:
+        every = got.setdefault(pg.device.rsplit(":", 1)[1], {})
+        for node in pg.node:
+            every[node.op] = every.get(node.op, 0) + 1
+    want = RECORDED[mode][name]["ops"]
+    if (mode, name) in FUNCTION_IDENTITIES_DIFFER:
+        for counts in (*got.values(), *want.values()):
+            counts.pop("Identity", None)
+    assert got == want
 
 
 def test_control_loop_structure(mode):

@@ -1,6 +1,6 @@
 """Lower functional `If`/`While` to Switch/Merge/Enter/Exit/NextIteration, inlining their functions.
 
-TensorFlow's LowerFunctionalOpsPass (lower_if_op.cc, lower_while_op.cc), node for node. The pass
+TensorFlow's LowerFunctionalOpsPass (lower_if_op.cc, lower_while_op.cc, lower_case_op.cc), node for node. The pass
 returns a new graph (the user's graph is never rewritten) plus maps from every original tensor and
 op to its lowered counterpart, and from every lowered node back to the functional op and function
 it came from (the viewer uses that to link the two drawings).
@@ -8,11 +8,20 @@ it came from (the viewer uses that to link the two drawings).
 While, per loop input:  Enter (frame = the While's name; constant only for resource inputs)
   -> Merge -> [cond function, inlined] -> LoopCond -> Switch -> [body function, inlined on the
   true side] -> NextIteration back into the Merge; Exit on the false side. A resource input keeps
-  its constant Enter and reaches the body through an Identity under the body's pivot.
-If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input; the branches inlined on the two
-  sides; one Merge per output.
-Input-less nodes of an inlined function get a control edge from the pivot, so constants fire in
-the right frame and only on the taken side, as TensorFlow's inliner arranges.
+  its constant Enter (no Merge, no Switch), which the body's input Identity reads.
+If: Switch(pred, pred) -> pivot_t/pivot_f; one Switch per input, with its data; the branches inlined on
+  the two sides; one Merge per output.
+Case: _SwitchN(index, index) -> pivot_0..pivot_n-1; one _SwitchN per input, with its data; one Merge per
+  output.
+
+Every function is inlined as TensorFlow's InlineFunctionBody (inline_function_utils.cc) inlines the call
+the lowering made for it (If/then, If/else, While/cond, While/body, Case/branchK), whose control input is
+the branch's pivot (the cond's first Merge, the body's loop_body_control): an `input_control_node` NoOp
+takes that control input, one `input` Identity per argument and every input-less body node wait for it,
+so nothing of an untaken branch (or of an iteration the predicate ends) can fire, and constants fire in
+the loop's frame. One `output` Identity per result, and an `output_control_node` NoOp where the call was
+a control input of something (If/Case's branch_executed, the body's NextIterations). TensorFlow names
+them `Func/<call>/input_control_node/_N`; cfnb drops the `/_N` counters, as it does for every lowered name.
 """
 import heapq
 
@@ -51,7 +60,8 @@ class _Lowering:
         return name
 
     def copy(self, src, input_map, prefix="", pivot=None, origin=None):
-        """Copy every op of `src` into the lowered graph; returns the tensor map used."""
+        """Copy every op of `src` into the lowered graph; returns the tensor map used. `pivot`: the op every
+        input-less op gets a control edge from (the inlined call's input_control_node)."""
         tmap = dict(input_map)
         opmap = {}
         self._copying.append(opmap)
@@ -111,10 +121,52 @@ class _Lowering:
             return tmap[c.outputs[0]].op
         return self.result.op_map[c]
 
-    def inline(self, func_graph, args, prefix, pivot, functional_op):
-        tmap, _ = self.copy(func_graph, dict(zip(func_graph.inputs, args)), prefix, pivot,
-                            origin=(functional_op.name, func_graph.name))
-        return [tmap[t] for t in func_graph.outputs]
+    def inline(self, func_graph, args, caller, control_inputs, functional_op, control_outputs=False):
+        """Inline `func_graph` as TensorFlow's InlineFunctionBody inlines a call named `caller` with these
+        control inputs (multi-device placer, control outputs from the function's control returns, of which
+        cfnb's functions have none). Returns (output tensors, output_control_node or None)."""
+        g = self.graph
+        origin = (functional_op.name, func_graph.name)
+        input_control = None
+        if control_inputs:
+            input_control = self._func_node("NoOp", [], caller, "input_control_node", origin)
+            for c in control_inputs:
+                input_control._add_control_input(c)
+        inputs = []
+        for a in args:  # each on its argument's device, colocated with it (ColocateInputOutputIdentities)
+            with g.colocate_with(a.op, ignore_existing=True):
+                ident = self._func_node("Identity", [a], caller, "input", origin)
+            if input_control is not None:
+                ident._add_control_input(input_control)
+            ident.outputs[0]._shape = a.shape
+            inputs.append(ident.outputs[0])
+        tmap, _ = self.copy(func_graph, dict(zip(func_graph.inputs, inputs)), caller + "/", input_control,
+                            origin=origin)
+        outputs = []
+        for t in func_graph.outputs:
+            value = tmap[t]
+            with g.colocate_with(value.op, ignore_existing=True):
+                ident = self._func_node("Identity", [value], caller, "output", origin)
+            ident.outputs[0]._shape = value.shape
+            outputs.append(ident.outputs[0])
+        output_control = None
+        if control_outputs:
+            # No control returns: "we connect input_control_node and output_control_node with a control
+            # edge to forward execution frame to the controlled nodes".
+            output_control = self._func_node("NoOp", [], caller, "output_control_node", origin)
+            if input_control is not None:
+                output_control._add_control_input(input_control)
+        return outputs, output_control
+
+    def _func_node(self, op_type, inputs, caller, label, origin):
+        """An auxiliary node of an inlined call, named as TensorFlow's AddNoOp/AddIdentity name it:
+        `Func/<caller>/<label>` (made unique the Python way, `_1`, `_2`, ..., where TensorFlow appends `/_N`)."""
+        g = self.graph
+        with g.as_default(), g.name_scope(None):
+            name = g.unique_name(f"Func/{caller}/{label}")
+        node = g.create_op(op_type, inputs, name=name + "/")
+        self.result.origin.setdefault(node.name, origin)
+        return node
 
     # --- If ----------------------------------------------------------------------------------
     def lower_if(self, op, tmap, prefix, opmap):
@@ -125,15 +177,20 @@ class _Lowering:
             switch_f, switch_t = control_flow_ops.switch(pred, pred, name="switch_pred")
             pivot_f = array_ops.identity(switch_f, name="pivot_f")
             pivot_t = array_ops.identity(switch_t, name="pivot_t")
-            switches = [control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
+            switches = []
+            for x in inputs:  # each Switch with its data (CondBuilder::AddInput colocates it with `src`)
+                with g.colocate_with(x.op, ignore_existing=True):
+                    switches.append(control_flow_ops.switch(x, pred, name=f"{x.op.name.split('/')[-1]}_switch"))
             for c in op.control_inputs:
                 switch_f.op._add_control_input(self._control_source(c, tmap, opmap))
-            then_out = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then/",
-                                   pivot_t.op, op)
-            else_out = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else/",
-                                   pivot_f.op, op)
+            then_out, then_done = self.inline(op.get_attr("then_branch"), [s[1] for s in switches], name + "/then",
+                                              [pivot_t.op], op, control_outputs=True)
+            else_out, else_done = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else",
+                                              [pivot_f.op], op, control_outputs=True)
             outputs = [control_flow_ops.merge([t, e], name="output")[0] for t, e in zip(then_out, else_out)]
             executed = control_flow_ops.merge([pivot_t, pivot_f], name="branch_executed")[0]
+            executed.op._add_control_input(then_done)
+            executed.op._add_control_input(else_done)
         self._record(op, name, outputs, executed.op)
         return outputs, executed.op
 
@@ -149,14 +206,20 @@ class _Lowering:
             return g.create_op("_SwitchN", [data, index], {"num_outs": n}, name=label).outputs
 
         with g.as_default(), g.name_scope(name + "/"):
-            pivots = [array_ops.identity(t, name="pivot") for t in switch_n(index, "switch_index")]
-            for c in op.control_inputs:
-                pivots[0].op._add_control_input(self._control_source(c, tmap, opmap))
-            switches = [switch_n(x, f"{x.op.name.split('/')[-1]}_switch") for x in inputs]
-            outs = [self.inline(branch, [s[k] for s in switches], f"{name}/branch{k}/", pivots[k].op, op)
-                    for k, branch in enumerate(branches)]
-            outputs = [control_flow_ops.merge(list(column), name="output")[0] for column in zip(*outs)]
+            branch_index = switch_n(index, "branch_index")
+            pivots = [array_ops.identity(t, name=f"pivot_{k}") for k, t in enumerate(branch_index)]
+            for c in op.control_inputs:  # the control predecessor, as for If's switch_pred
+                branch_index[0].op._add_control_input(self._control_source(c, tmap, opmap))
+            switches = []
+            for x in inputs:  # each _SwitchN with its data (CaseBuilder::AddInput)
+                with g.colocate_with(x.op, ignore_existing=True):
+                    switches.append(switch_n(x, f"{x.op.name.split('/')[-1]}_switch"))
+            calls = [self.inline(branch, [s[k] for s in switches], f"{name}/branch{k}", [pivots[k].op], op,
+                                 control_outputs=True) for k, branch in enumerate(branches)]
+            outputs = [control_flow_ops.merge(list(column), name="merge")[0] for column in zip(*(c[0] for c in calls))]
             executed = control_flow_ops.merge(pivots, name="branch_executed")[0]
+            for _, done in calls:
+                executed.op._add_control_input(done)
         self._record(op, name, outputs, executed.op)
         return outputs, executed.op
 
@@ -178,27 +241,24 @@ class _Lowering:
                     e.op._add_control_input(gate)
             merges = [e if r else control_flow_ops.merge([e, e], name="merge")[0] for e, r in zip(enters, resource)]
             first = next(m for m, r in zip(merges, resource) if not r)
-            pred = self.inline(op.get_attr("cond"), merges, name + "/cond/", first.op, op)[0]
+            pred = self.inline(op.get_attr("cond"), merges, name + "/cond", [first.op], op)[0][0]
             loop_cond = control_flow_ops.loop_cond(pred, name="LoopCond")
             switches = [None if r else control_flow_ops.switch(m, loop_cond, name=f"{x.op.name.split('/')[-1]}_switch")
                         for m, r, x in zip(merges, resource, inputs)]
             first_switch = next(s for s in switches if s is not None)
             body_control = array_ops.identity(first_switch[1], name="loop_body_control")
-            # A resource input reaches the body straight from its constant Enter. As the inlined
-            # call's input Identity in TensorFlow, it passes through an Identity under the body
-            # pivot: otherwise a body op reading only the resource (a ReadVariableOp) would run in
-            # the iteration the predicate ends too, and feed a NextIteration forever.
-            body_args = []
-            for m, s in zip(merges, switches):
-                if s is None:
-                    m = array_ops.identity(m, name="resource_arg")
-                    m.op._add_control_input(body_control.op)
-                body_args.append(m if s is None else s[1])
-            body_out = self.inline(op.get_attr("body"), body_args, name + "/body/", body_control.op, op)
+            # A resource input skips Merge and Switch: the body's input Identity reads its constant Enter,
+            # under the body's input_control_node, so a body op reading only the resource (a
+            # ReadVariableOp) cannot run in the iteration the predicate ends.
+            body_args = [m if s is None else s[1] for m, s in zip(merges, switches)]
+            body_out, body_done = self.inline(op.get_attr("body"), body_args, name + "/body", [body_control.op], op,
+                                              control_outputs=True)
             exits = [None if s is None else control_flow_ops.exit(s[0], name="exit") for s in switches]
             for m, s, b in zip(merges, switches, body_out):
                 if s is not None:
-                    m.op._update_input(1, control_flow_ops.next_iteration(b, name="next_iteration"))
+                    nxt = control_flow_ops.next_iteration(b, name="next_iteration")
+                    nxt.op._add_control_input(body_done)
+                    m.op._update_input(1, nxt)
             executed = g.create_op("NoOp", [], name="LoopExecuted")
             for x in exits:
                 if x is not None:

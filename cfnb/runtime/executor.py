@@ -105,9 +105,12 @@ class Executor:
                 item, frame, it, dead = popleft()
                 kind = item.kind
                 steps += 1
-                if deadline is not None and not steps & 1023 and time.monotonic() > deadline:
-                    raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
-                                                                      f"(after {steps} node firings)")
+                if not steps & 1023:
+                    if deadline is not None and time.monotonic() > deadline:
+                        raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
+                                                                          f"(after {steps} node firings)")
+                    if self.transfers is not None:
+                        self.transfers.check_aborted()  # another device failed, or the run was interrupted
                 # --- compute -------------------------------------------------------------------
                 if kind >= SEND:  # a transfer node runs even when dead
                     done = self.transfers.transfer(item, frame, it, dead)

@@ -170,28 +170,38 @@ class MultiDeviceExecutor:
             self._call.results = [_MISSING] * len(self.fetch_names)
             rendezvous = Rendezvous(len(self.executors))
             failures = []
-            threads = []
+            threads, stopped = [], []
             for device, executor in self.executors:
                 executor.transfers = endpoint = rendezvous.endpoint(device)
                 if self.copy_in is not None:
                     endpoint.copy_in = self.copy_in(device)
                 if trace is not None:
                     endpoint.on_resume = trace.resume
+                stopped.append(threading.Event())
                 threads.append(threading.Thread(target=self._run_device, name=f"cfnb {device}", daemon=True,
-                                                args=(executor, rendezvous, trace, deadline, failures)))
+                                                args=(executor, rendezvous, trace, deadline, failures, stopped[-1])))
             if trace is not None:
                 trace.resume_all()
             for t in threads:
                 t.start()
+            # The caller waits on Events, never inside Thread.join: a KeyboardInterrupt that lands in join can
+            # mark a still-running thread as stopped (CPython's bpo-45274 handling), and a later join would then
+            # return while the device still runs.
             try:
-                for t in threads:
-                    while t.is_alive():
-                        t.join(0.05)
+                for done in stopped:
+                    while not done.wait(0.05):
+                        pass
             except KeyboardInterrupt:
+                # Ctrl-C: cancel the run on every device (TensorFlow's StartAbort); each executor sees it at its
+                # next transfer or within 1024 firings, and its thread ends before the interrupt propagates.
                 rendezvous.abort(errors.CancelledError(None, None, "Run interrupted (KeyboardInterrupt)."))
+                for done in stopped:
+                    done.wait()
                 for t in threads:
                     t.join()
                 raise
+            for t in threads:
+                t.join()
             self.sends = rendezvous.sends
             if failures:
                 real = [e for e in failures if not isinstance(e, errors.CancelledError)]
@@ -206,7 +216,7 @@ class MultiDeviceExecutor:
             return list(results)
 
     @staticmethod
-    def _run_device(executor, rendezvous, trace, deadline, failures):
+    def _run_device(executor, rendezvous, trace, deadline, failures, stopped):
         try:
             executor.run([], trace=trace, deadline=deadline)
         except BaseException as e:  # noqa: BLE001 - reported by the calling thread
@@ -214,3 +224,4 @@ class MultiDeviceExecutor:
             rendezvous.abort(e)
         finally:
             rendezvous.finished()
+            stopped.set()

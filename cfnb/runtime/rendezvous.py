@@ -164,6 +164,13 @@ class Endpoint:
             value = self.copy_in(value)
         return (None if dead else (value,)), dead
 
+    def check_aborted(self):
+        """Raise when the run was cancelled (a device failed, or Ctrl-C): an executor busy with local work
+        asks every so often, since it may never send or receive again (a loop wholly on its device)."""
+        error = self.rendezvous.error
+        if error is not None:
+            raise _cancelled(error) if not isinstance(error, errors.CancelledError) else error
+
     def wait(self, executor, deadline):
         """The executor ran out of ready nodes: wait for parked Recvs (False when none is parked)."""
         if not self.parked:

@@ -216,3 +216,59 @@ def loop_predicate_on_b(tf):
                              parallel_iterations=1)
         out = v + 0.0
     return {"i": i, "v": out}, {x: 1.5}
+
+
+@program
+def cond_captures_on_b(tf):
+    """Both branches on CPU:0 read values computed on CPU:1 (v2: captured by the branch functions, so they enter
+    through the If's input Switches, which sit with their data on CPU:1)."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = x * 2.0
+        p = a > 1.0
+    with tf.device(B):
+        b = tf.sin(a)
+        c = tf.cos(a)
+    with tf.device(A):
+        r = tf.cond(p, lambda: a * b, lambda: a + c)
+        out = r * 1.0
+    return {"r": out}, {x: 0.8}
+
+
+@program
+def nested_cond_across_devices(tf):
+    """A cond inside the taken branch of a cond, whose own true branch runs on CPU:1."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+        a = x * 2.0
+
+    def outer_true():
+        def inner_true():
+            with tf.device(B):
+                return tf.tanh(a) * a
+
+        with tf.device(A):
+            return tf.cond(a > 2.0, inner_true, lambda: a - 2.0)
+
+    with tf.device(A):
+        r = tf.cond(a > 1.0, outer_true, lambda: a * a)
+        out = r * 1.0
+    return {"r": out}, {x: 1.5}
+
+
+@program
+def case_across_devices(tf):
+    """tf.switch_case with branch 1 on CPU:1: one _SwitchN per input, the taken branch's values cross devices."""
+    with tf.device(A):
+        x = tf.placeholder(tf.float32, [], name="x")
+        k = tf.placeholder(tf.int32, [], name="k")
+        a = x * 2.0
+
+    def on_b():
+        with tf.device(B):
+            return tf.sin(a) * a
+
+    with tf.device(A):
+        r = tf.switch_case(k * 1, [lambda: a + 1.0, on_b, lambda: a * a])
+        out = r * 1.0
+    return {"r": out}, {x: 0.6, k: 1}

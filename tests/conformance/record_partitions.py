@@ -7,7 +7,8 @@ TensorFlow is never a dependency of cfnb; run this in a throwaway environment:
 It writes partitions_tf.json next to this file:
 
     {"meta": {"tensorflow": version},
-     "v1": {program: {"values": {key: value}, "counts": {device index: {op type: count}}}},
+     "v1": {program: {"values": {key: value}, "counts": {device index: {op type: count}},
+                      "ops": {device index: {op type: count, for every op type in the partition}}}},
      "v2": {...}}
 
 Grappler is off and the graph optimizer at L0, so the partitions are the graph as placed and partitioned
@@ -41,14 +42,16 @@ def record(tf1, build):
     meta = tf1.RunMetadata()
     with tf1.Session(graph=graph, config=config) as sess:
         values = sess.run(fetches, feeds, options=tf1.RunOptions(output_partition_graphs=True), run_metadata=meta)
-    counts = {}
+    counts, ops = {}, {}
     for pg in meta.partition_graphs:
         dev = device_index(pg.node[0].device)
         c = counts.setdefault(str(dev), {t: 0 for t in COUNTED})
+        every = ops.setdefault(str(dev), {})
         for node in pg.node:
             if node.op in COUNTED:
                 c[node.op] += 1
-    return {"values": {k: np.asarray(v).tolist() for k, v in values.items()}, "counts": counts}
+            every[node.op] = every.get(node.op, 0) + 1
+    return {"values": {k: np.asarray(v).tolist() for k, v in values.items()}, "counts": counts, "ops": ops}
 
 
 def main():

@@ -1,0 +1,88 @@
+"""Ctrl-C and deadlines in multi-device runs: every device thread stops, the run raises, and the Session runs again.
+
+An endless loop is partitioned across two CPU devices; the run is stopped by a KeyboardInterrupt raised in the
+main thread (`_thread.interrupt_main()`, what Ctrl-C does in a notebook), by `RunOptions(timeout_in_ms=...)` or
+by `ConfigProto(operation_timeout_in_ms=...)`. Afterwards no device thread may be left running (each would keep
+spinning the loop in the background), and a following run of the same Session must give the right answer.
+Two placements: the body on CPU:1 (both devices talk through the rendezvous every iteration), and the whole loop
+on CPU:0 while CPU:1 has finished its own small part (the looping device never touches the rendezvous again, so
+it must notice on its own that the run was stopped).
+"""
+import _thread
+import threading
+
+import numpy as np
+import pytest
+
+import cfnb as tf
+from cfnb.framework import errors
+
+TWO_CPUS = {"CPU": 2}
+
+
+def _device_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("cfnb /job:")]
+
+
+def endless_loop(placement):
+    """(x, endless, finite, finite's value): an endless loop and a finite one, placed as `placement` says."""
+    x = tf.placeholder(tf.float32, [], name="x")
+
+    def body(i, v):
+        with tf.device("/cpu:1" if placement == "body_on_b" else "/cpu:0"):
+            v1 = v * 0.5 + 1.0
+        return i + 1, v1
+
+    with tf.device("/cpu:0"):
+        _, endless = tf.while_loop(lambda i, v: i >= 0, body, [tf.constant(0), x])
+    with tf.device("/cpu:1"):
+        side = tf.sin(x)  # CPU:1's own part when the loop is all on CPU:0
+    _, finite = tf.while_loop(lambda i, v: i < 3, body, [tf.constant(0), x])
+    want = 2.0
+    for _ in range(3):
+        want = want * 0.5 + 1.0
+    return x, endless + side, finite + side, want + np.sin(np.float32(2.0))
+
+
+@pytest.fixture(params=["v1", "v2"])
+def version(request):
+    (tf.enable_control_flow_v2 if request.param == "v2" else tf.disable_control_flow_v2)()
+    yield request.param
+    tf.disable_control_flow_v2()
+
+
+def _check_stopped_and_reusable(sess, x, finite, want):
+    assert _device_threads() == []
+    assert sess.run(finite, {x: 2.0}) == pytest.approx(want)
+    assert _device_threads() == []
+
+
+@pytest.mark.parametrize("placement", ["body_on_b", "loop_on_a"])
+def test_keyboard_interrupt_stops_every_device(version, placement):
+    x, endless, finite, want = endless_loop(placement)
+    sess = tf.Session(config=tf.ConfigProto(device_count=TWO_CPUS))
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sess.run(endless, {x: 2.0})
+    finally:
+        timer.cancel()
+    _check_stopped_and_reusable(sess, x, finite, want)
+
+
+@pytest.mark.parametrize("placement", ["body_on_b", "loop_on_a"])
+@pytest.mark.parametrize("how", ["run_options", "config"])
+def test_deadline_stops_every_device(version, placement, how):
+    x, endless, finite, want = endless_loop(placement)
+    config = tf.ConfigProto(device_count=TWO_CPUS, operation_timeout_in_ms=300 if how == "config" else 0)
+    options = tf.RunOptions(timeout_in_ms=300, output_partition_graphs=True) if how == "run_options" else \
+        tf.RunOptions(output_partition_graphs=True)
+    meta = tf.RunMetadata()
+    sess = tf.Session(config=config)
+    with pytest.raises(errors.DeadlineExceededError):
+        sess.run(endless, {x: 2.0}, options=options, run_metadata=meta)
+    _check_stopped_and_reusable(sess, x, finite, want)
+    # The run really was partitioned: this is the multi-device path, not the single-device one.
+    sess.run(finite, {x: 2.0}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta)
+    assert len(meta.partition_graphs) == 2
