@@ -1,7 +1,7 @@
 """The default session stack: `with sess.as_default():` pushes, `Tensor.eval()` reads.
 
-TensorFlow keeps this stack in the framework (`ops.py::_default_session_stack`,
-`ops.get_default_session`, `ops.default_session`) and `session.py` pushes onto it, so that a
+TensorFlow keeps this stack in the framework (`framework/stack.py`: `_default_session_stack`,
+`default_session`, `get_default_session`, which `ops.py` re-exports) and `session.py` pushes onto it, so that a
 Tensor can find the session that runs it without the framework importing the runtime. cfnb does
 the same: the runtime's Session is the only thing pushed here.
 """

@@ -4,7 +4,7 @@ TensorFlow's `framework/tensor_conversion_registry.py`: each layer registers a c
 for the types it owns (`register_tensor_conversion_function(cls, fn, priority)`), and
 `convert_to_tensor` tries them in priority order. The framework itself knows none of them: a
 Python value becomes a Const because the op layer registers `constant` for `object` at a low
-priority (TensorFlow's `constant_op._constant_tensor_conversion_function`), a Variable reads
+priority (TensorFlow's `framework/constant_tensor_conversion.py`), a Variable reads
 its value because `ops/variables.py` registers that, and an Operation is refused because
 `framework/ops.py` registers the refusal. So the framework never imports the layers above it.
 """

@@ -6,6 +6,9 @@ gets there by evaluating small constant subgraphs (`EvaluateConstantTensor`) and
 Shape, Pack, ConcatV2 and StridedSlice (`InferenceContext::MakeShapeFromShapeTensor`); Python's
 `tensor_util.constant_value` and `constant_value_as_shape` are the same idea. cfnb evaluates with the ops' own
 kernels, so every stateless op counts, as in TensorFlow's C++ inference.
+
+The other way round, `infer_dtype` and `check_value_fits` decide what dtype a Python or numpy value gets as a
+constant, and whether it fits a requested one (TensorFlow's `make_tensor_proto` and `_AssertCompatible`).
 """
 import numbers
 

@@ -1,11 +1,11 @@
 """cfnb ops written as TensorFlow writes them: StridedSlice (and its gradient), TensorListConcatV2.
 
-cfnb keeps `t[1:3, i]` as one StridedSlice op whose attrs hold the Python index (`spec`) and whose extra
-inputs are the tensor bounds; TensorFlow's StridedSlice takes `begin`, `end` and `strides` as int32 tensors and
-five bit masks (`array_ops._slice_helper`): an omitted start sets `begin_mask`, an omitted stop `end_mask`, an
-integer index is `[i, i + 1)` with `shrink_axis_mask`, `None` sets `new_axis_mask` and `...` `ellipsis_mask`.
-On export the cfnb form is written as TensorFlow builds it: Const (or, with tensor bounds, Pack) nodes
-`<name>/stack`, `<name>/stack_1`, `<name>/stack_2`, then the StridedSlice (or StridedSliceGrad) reading them.
+cfnb keeps `t[1:3, i]` as one StridedSlice op whose attrs hold the Python index (`spec`) and whose extra inputs are
+the tensor bounds; TensorFlow's StridedSlice takes `begin`, `end` and `strides` as int32 tensors and five bit masks
+(`tensor_getitem_override.py::_slice_helper`): an omitted start sets `begin_mask`, an omitted stop `end_mask`, an
+integer index is `[i, i + 1)` with `shrink_axis_mask`, `None` sets `new_axis_mask` and `...` `ellipsis_mask`. On
+export the cfnb form is written as TensorFlow builds it: Const (or, with tensor bounds, Pack) nodes `<name>/stack`,
+`<name>/stack_1`, `<name>/stack_2`, then the StridedSlice (or StridedSliceGrad) reading them.
 """
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Array ops: constants, placeholders, shapes, slicing, stacking; each with its numpy kernel.
+"""Array ops: constants, placeholders, identities, shapes and reshaping, fills, casts, `range`, `where`,
+`tile`; each with its numpy kernel (stacking is in array_ops_stack.py, indexing in slicing_ops.py).
 
 Every op is registered once (`register_op`) with its shape/dtype inference and kernel; the
 Python wrappers below build nodes through `apply_op`, so names follow TensorFlow's scheme.
@@ -80,7 +81,7 @@ def constant(value, dtype=None, shape=None, name="Const"):
 
 def _constant_tensor_conversion_function(value, dtype=None, name=None):
     """Any other Python or numpy value becomes a Const (TensorFlow's
-    `constant_op._constant_tensor_conversion_function`, registered for `object` at priority 200)."""
+    `framework/constant_tensor_conversion.py`, registered for `object` at priority 200)."""
     return constant(value, dtype=dtype, name=name or "Const")
 
 

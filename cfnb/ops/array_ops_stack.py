@@ -1,4 +1,7 @@
-"""`stack`, `unstack` and `concat`: many tensors into one and back (TensorFlow's `ops/array_ops_stack.py`).
+"""`stack`, `unstack` and `concat`: many tensors into one and back.
+
+TensorFlow 2.x moved `stack` and `unstack` to `ops/array_ops_stack.py` and kept `concat` in `array_ops.py`;
+cfnb keeps the three together, as one idea.
 
 `stack` builds a `Pack` op, `unstack` an `Unpack` with one output per slice, `concat` a `ConcatV2` whose
 last input is the axis. They are the ops a list of tensors turns into (auto-packing, `autopacking.py`)

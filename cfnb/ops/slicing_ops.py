@@ -1,7 +1,7 @@
 """Indexing a tensor: `gather`, `t[...]`, `tf.slice` and `tf.strided_slice`.
 
 `t[...]` builds one StridedSlice op from the Python key (`_getitem`, installed as `Tensor.__getitem__`;
-TensorFlow's `array_ops._slice_helper`): integers, slices, `...`, `newaxis` and scalar tensors, a
+TensorFlow's `tensor_getitem_override.py::_slice_helper`): integers, slices, `...`, `newaxis` and scalar tensors, a
 non-constant tensor becoming a run-time slot. `gather` is TensorFlow's GatherV2.
 `strided_slice` with its masks (begin, end, ellipsis, new_axis, shrink_axis) is translated into the
 same index spec, so it shares that op's shape inference and gradient.

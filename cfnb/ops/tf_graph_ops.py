@@ -2,11 +2,10 @@
 
 cfnb's builders make one op where TensorFlow's Python makes several (a reduction's gradient shape, a concat's
 gradient split, `t[...]` slicing with its bounds as attrs), so TensorFlow's graphs hold ops cfnb never emits:
-`ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the
-`Optional*` ops of a functional cond's gradient, `VariableShape`, `IdentityN`. Their kernels
-are numpy versions of TensorFlow's (same names, same attrs); `Slice` is slicing_ops.py's.
-`StridedSlice` and `StridedSliceGrad` also take
-TensorFlow's form here (begin/end/strides inputs and bit masks, `array_ops._slice_helper`): an op with a
+`ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the `Optional*` ops
+of a functional cond's gradient, `VariableShape`, `IdentityN`. Their kernels are numpy versions of TensorFlow's
+(same names, same attrs); `Slice` is slicing_ops.py's. `StridedSlice` and `StridedSliceGrad` also take TensorFlow's
+form here (begin/end/strides inputs and bit masks, `tensor_getitem_override.py::_slice_helper`): an op with a
 `begin_mask` attr is read that way, cfnb's own form (a Python `spec`) as before; so does `SplitV` (sizes and axis
 as inputs, not attrs) and `TensorListConcatV2` (a third input, `leading_dims`).
 """
