@@ -37,7 +37,7 @@ def convert_to_tensor(value, dtype=None, name=None, dtype_hint=None, preferred_d
     """
     if dtype_hint is not None and preferred_dtype is not None:
         # TensorFlow's deprecation.deprecated_argument_lookup("dtype_hint", ..., "preferred_dtype", ...)
-        raise ValueError("Cannot specify both 'dtype_hint' and 'preferred_dtype'")
+        raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
     dtype = _dtypes.as_dtype(dtype) if dtype is not None else None
     hint = dtype_hint if dtype_hint is not None else preferred_dtype
     hint = _dtypes.as_dtype(hint) if hint is not None else None

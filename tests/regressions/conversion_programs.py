@@ -580,3 +580,24 @@ def session_as_default_is_reentrant(tf):
             inner = tf.get_default_session() is sess
         after = tf.get_default_session() is sess
     return {"inner": inner, "after": after, "none_after": tf.get_default_session() is None}
+
+
+# --- an op's later input of a shared type is converted *to* that type (op_def_library._apply_op_helper) -----------
+@program
+def op_input_python_value_of_other_type(tf):
+    return {"out": tf.maximum(tf.constant(1), 2.5)}
+
+
+@program
+def op_input_numpy_value_is_cast(tf):
+    return {"out": tf.maximum(tf.constant(1), np.float64(2.5))}
+
+
+@program
+def op_input_tensor_of_other_type(tf):
+    return {"out": tf.maximum(tf.constant(1), tf.constant(2.5))}
+
+
+@program
+def hint_and_preferred_dtype_together(tf):
+    return {"out": tf.convert_to_tensor(1, dtype_hint=tf.int32, preferred_dtype=tf.int32)}
