@@ -52,6 +52,7 @@ from .framework.ops import (
     device,
     get_default_graph,
     name_scope,
+    register_tensor_conversion_function,
     reset_default_graph,
 )
 from .framework.registry import RegisterGradient

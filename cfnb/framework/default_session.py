@@ -20,7 +20,14 @@ def push_session(session):
 
 
 def pop_session(session):
-    _default_session_stack.remove(session)
+    """Leave `session`'s block: it must be the innermost one (TensorFlow's `DefaultStack.get_controller`
+    with nesting enforced pops the top and checks it; removing the first copy instead would leave the
+    wrong session on top after `with s1: with s2: with s1:`)."""
+    if not _default_session_stack:  # emptied meanwhile (TensorFlow: the stack may have been reset)
+        return
+    if _default_session_stack[-1] is not session:
+        raise AssertionError(f"Nesting violated for default stack of {type(session)} objects")
+    _default_session_stack.pop()
 
 
 @contextlib.contextmanager
@@ -31,3 +38,37 @@ def default_session(session):
         yield session
     finally:
         pop_session(session)
+
+
+def eval_using_default_session(tensors, feed_dict, graph, session=None):
+    """`Tensor.eval()`: run `tensors` of `graph` in `session`, or in the default session (TensorFlow's
+    `ops._eval_using_default_session`); a session on another graph is refused by name."""
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
+                             "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
+        if session.graph is not graph:
+            raise ValueError("Cannot use the default session to evaluate tensor: the tensor's graph is different "
+                             "from the session's graph. Pass an explicit session to `eval(session=sess)`.")
+    elif session.graph is not graph:
+        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from "
+                         "the session's graph.")
+    return session.run(tensors, feed_dict)
+
+
+def run_using_default_session(operation, feed_dict, graph, session=None):
+    """`Operation.run()`: as `eval_using_default_session`, for an op (TensorFlow's
+    `ops._run_using_default_session`)."""
+    if session is None:
+        session = get_default_session()
+        if session is None:
+            raise ValueError("Cannot execute operation using `run()`: No default session is registered. Use "
+                             "`with sess.as_default():` or pass an explicit session to `run(session=sess)`")
+        if session.graph is not graph:
+            raise ValueError("Cannot use the default session to execute operation: the operation's graph is "
+                             "different from the session's graph. Pass an explicit session to run(session=sess).")
+    elif session.graph is not graph:
+        raise ValueError("Cannot use the given session to execute operation: the operation's graph is different "
+                         "from the session's graph.")
+    session.run(operation, feed_dict)

@@ -127,6 +127,8 @@ def as_bytes_value(value):
     as an object array of bytes."""
     if isinstance(value, str):
         return value.encode()
+    if isinstance(value, bytes):
+        return bytes(value)  # np.bytes_ too: TensorFlow hands back plain bytes
     if isinstance(value, (list, tuple)):
         return [as_bytes_value(v) for v in value]
     if isinstance(value, np.ndarray) and value.dtype.kind in "OU":

@@ -31,8 +31,9 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
 
     inputs:     list of (arg_name, value) pairs; values may be Tensors or Python/numpy values.
     same_type:  arg names that share one type attribute `T` (binary math ops). As in TensorFlow,
-                the first of them fixes `T` (a Python 1 is int32), later ones are converted with `T`
-                as preferred dtype (a numpy value is cast), and any other dtype is a TypeError.
+                the first of them fixes `T` (a Python 1 is int32), later ones are converted to `T`
+                (a numpy value is cast, a Python value that cannot be `T` is a TypeError naming the
+                parameter), and a Tensor of any other dtype is a TypeError.
     dtypes:     {arg_name: DType} for inputs with a fixed type (e.g. a bool predicate).
     allowed:    the DTypes `T` may take (TensorFlow's allowed values of the type attribute).
     """
@@ -54,7 +55,7 @@ def apply_op(op_type, inputs, attrs=None, name=None, default_name=None, same_typ
                     raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
                                     f"match expected type of {fixed[arg].name}.")
             elif arg in same and t_dtype is not None:
-                t = convert_to_tensor(value, name=arg, dtype_hint=t_dtype)
+                t = _convert_to(value, t_dtype, arg, op_type)
                 if t.dtype != t_dtype:
                     raise TypeError(f"Input '{arg}' of '{op_type}' Op has type {t.dtype.name} that does not "
                                     f"match type {t_dtype.name} of argument '{t_arg}'.")

@@ -13,7 +13,7 @@ import contextlib
 import threading
 
 from . import dtype_rules as _rules
-from .default_session import get_default_session
+from .default_session import run_using_default_session
 from .device_spec import device_string, parse_device
 from .dtype_rules import TENSORFLOW_RULES
 from .feed_fetch import FeedFetchRules
@@ -109,7 +109,8 @@ class Operation:
             self._control_flow_context.AddOp(self)
 
     def run(self, feed_dict=None, session=None):
-        (session or get_default_session()).run(self, feed_dict)
+        """Run this op in `session` or the default one (TensorFlow's `Operation.run`)."""
+        run_using_default_session(self, feed_dict, self.graph, session)
 
     def __repr__(self):
         return f"<tf.Operation '{self._name}' type={self._type}>"

@@ -7,7 +7,7 @@ operators (`t + 1`, `t[i]`) are installed by the op layer (`ops/math_ops.py`), w
 they build, and `t.eval()` finds its session on the framework's default-session stack.
 """
 from . import errors
-from .default_session import get_default_session
+from .default_session import eval_using_default_session
 from .tensor_shape import as_shape
 
 
@@ -78,9 +78,7 @@ class Tensor:
                                   f"in a Session first.")
 
     def eval(self, feed_dict=None, session=None):
-        session = session or get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate tensor using `eval()`: no default session is registered.")
-        return session.run(self, feed_dict)
+        """The tensor's value, run in `session` or the default one (TensorFlow's `Tensor.eval`)."""
+        return eval_using_default_session(self, feed_dict, self.graph, session)
 
     # Operator overloads are installed by cfnb.ops.math_ops (it owns the ops they build).

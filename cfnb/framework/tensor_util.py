@@ -126,11 +126,12 @@ def infer_dtype(value, rules=TENSORFLOW_RULES):
         return _dtypes.float32
     if isinstance(value, complex):
         return _dtypes.complex128
-    if isinstance(value, str):
+    if isinstance(value, (str, bytes)):
         return _dtypes.string
     if isinstance(value, (list, tuple)):
         if any(isinstance(v, Tensor) for v in value):
             raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
+        _check_one_kind(value)
         kinds = {infer_dtype(v) for v in value}
         for candidate in (_dtypes.complex128, _dtypes.complex64, _dtypes.float64, _dtypes.float32, _dtypes.float16,
                           _dtypes.int64, _dtypes.int32):
@@ -141,21 +142,74 @@ def infer_dtype(value, rules=TENSORFLOW_RULES):
                     f"Consider casting elements to a supported type.")
 
 
+def _check_one_kind(value):
+    """A list mixing text with numbers (or holding None, or an object that is no number) has no dtype.
+
+    TensorFlow's `make_tensor_proto` leaves the list to numpy, which makes it a string (or object)
+    array, and then fails to turn the numbers into bytes: `tf.constant(["a", 3])` is a TypeError,
+    never the string "3"."""
+    leaves = list(_leaves(value))
+    text = [isinstance(v, (str, bytes)) or (isinstance(v, np.ndarray) and v.dtype.kind in "SU") for v in leaves]
+    other = [not isinstance(v, (numbers.Number, np.generic, np.ndarray, str, bytes)) for v in leaves]
+    if any(other) or (any(text) and not all(text)):
+        raise TypeError(f"Failed to convert elements of {value} to Tensor. Consider casting elements to a supported "
+                        f"type. See https://www.tensorflow.org/api_docs/python/tf/dtypes for supported TF dtypes.")
+
+
+# The Python values each dtype takes: TensorFlow's `_TF_TO_IS_OK` with compat's integral_types,
+# real_types, complex_types and bytes_or_text_types.
+_INTEGRAL = (numbers.Integral, np.integer)
+_REAL = (numbers.Real, np.integer, np.floating)
+_COMPLEX = (numbers.Complex, np.number)
+_TEXT = (bytes, str)
+
+
+def _accepted(dtype):
+    if dtype.is_bool:
+        return (bool,)  # as TensorFlow's _check_bool: a numpy bool scalar in a list is refused too
+    if dtype.is_integer:
+        return _INTEGRAL
+    if dtype.is_floating:
+        return _REAL
+    if dtype.is_complex:
+        return _COMPLEX
+    if dtype == _dtypes.string:
+        return _TEXT
+    return None
+
+
 def check_value_fits(value, dtype):
     """TensorFlow's check of a Python value against a requested dtype (`_AssertCompatible`): an
     integer type takes ints (and bools) only, so 1.0 is refused as an int32 (`Expected int32, but got
-    1.0 of type 'float'.`); a float type takes any real number; bool takes bools only."""
-    if dtype.is_integer:
-        ok = (numbers.Integral, np.integer)
-    elif dtype.is_floating:
-        ok = (numbers.Real, np.integer, np.floating)
-    elif dtype.is_bool:
-        ok = (bool, np.bool_)
-    else:
+    1.0 of type 'float'.`); a float type takes any real number; a complex type any number; bool takes
+    bools only; string takes str and bytes only, so a number is never silently a string
+    (`Expected string, but got 3 of type 'int'.`). A numpy array inside a list is checked by its
+    dtype and named whole, as TensorFlow does."""
+    ok = _accepted(dtype)
+    if ok is None:
         return
-    for v in _elements(value):
-        if not isinstance(v, ok):
+    for v in _leaves(value):
+        if not (isinstance(v, ok) or (isinstance(v, np.ndarray) and issubclass(v.dtype.type, ok))):
             raise TypeError(f"Expected {dtype.name}, but got {v} of type '{type(v).__name__}'.")
+
+
+def check_numpy_strings(value):
+    """A numpy value asked to be a string must hold text: TensorFlow turns each element into bytes
+    (`compat.as_bytes`), which refuses a number (`Expected binary or unicode string, got 1`)."""
+    for v in np.asarray(value).astype(object).reshape(-1):  # Python scalars, as TensorFlow reports them
+        if not isinstance(v, (bytes, str)):
+            raise TypeError(f"Expected binary or unicode string, got {v!r}")
+
+
+def _leaves(value):
+    """The leaves of a (nested) Python list, numpy arrays kept whole (TensorFlow's `nest.flatten`)."""
+    if isinstance(value, Tensor):
+        raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
 
 
 def _elements(value):

@@ -8,12 +8,18 @@ import builtins
 
 import numpy as np
 
-from ..framework import dtypes, op_kernel_context
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph, register_tensor_conversion_function
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape, broadcast_shapes
-from ..framework.tensor_util import check_value_fits, constant_value, constant_value_as_shape, infer_dtype
+from ..framework.tensor_util import (
+    check_numpy_strings,
+    check_value_fits,
+    constant_value,
+    constant_value_as_shape,
+    infer_dtype,
+)
 
 # ---------------------------------------------------------------------------------------------
 # helpers shared by shape functions
@@ -60,12 +66,15 @@ def constant(value, dtype=None, shape=None, name="Const"):
         raise ValueError("None values not supported.")
     g = get_default_graph()
     dtype = dtypes.as_dtype(dtype) if dtype is not None else infer_dtype(value, g.dtype_rules)
-    if dtype == dtypes.string:
-        value = dtypes.as_bytes_value(value)  # TensorFlow's strings are bytes
     if isinstance(value, np.ndarray | np.generic):
-        arr = value.astype(dtype.as_numpy_dtype)  # TensorFlow casts numpy values: 1.5 -> int32 1
+        if dtype == dtypes.string:
+            check_numpy_strings(value)
+            value = dtypes.as_bytes_value(np.asarray(value, dtype=object))  # TensorFlow's strings are bytes
+        arr = np.asarray(value.astype(dtype.as_numpy_dtype))  # TensorFlow casts numpy values: 1.5 -> int32 1
     else:
-        check_value_fits(value, dtype)
+        check_value_fits(value, dtype)  # before anything is converted: 3 is no string, "3" no int32
+        if dtype == dtypes.string:
+            value = dtypes.as_bytes_value(value)
         arr = np.asarray(value, dtype=dtype.as_numpy_dtype)
     if shape is not None:
         shape = list(shape)
@@ -292,7 +301,8 @@ def _zeros_or_ones(fill_value, shape, dtype, name):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return _zeros_or_ones(0, shape, dtype, name or "zeros")
+    """TensorFlow's `zeros`: the zero of a string is the empty string."""
+    return _zeros_or_ones("" if dtypes.as_dtype(dtype) == dtypes.string else 0, shape, dtype, name or "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
@@ -320,9 +330,18 @@ def ones_like(tensor, dtype=None, name=None):
     return t if dtype is None or dtypes.as_dtype(dtype) == t.dtype else cast(t, dtype)
 
 
-register_op("Cast", lambda op: [(op.get_attr("DstT"), _in(op, 0).shape)],
-            lambda op: (lambda dt: lambda x: _as_value(op_kernel_context.device_module().asarray(x).astype(dt)))(
-                op.get_attr("DstT").as_numpy_dtype))
+def _cast_kernel(op):
+    """TensorFlow's CastOp: numbers and bools cast among themselves, a string only to a string; any
+    other pair fails when the kernel is made (`Cast int32 to string is not supported`), never a
+    number silently held as a "string"."""
+    src, dst = _in(op, 0).dtype, op.get_attr("DstT")
+    if src != dst and dtypes.string in (src, dst):
+        raise errors.UnimplementedError(op, op, f"Cast {src.name} to {dst.name} is not supported")
+    dt = dst.as_numpy_dtype
+    return lambda x: _as_value(op_kernel_context.device_module().asarray(x).astype(dt))
+
+
+register_op("Cast", lambda op: [(op.get_attr("DstT"), _in(op, 0).shape)], _cast_kernel)
 
 
 def cast(x, dtype, name=None):

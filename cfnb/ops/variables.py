@@ -11,7 +11,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph, register_tensor_conversion_function
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
-from . import array_ops
+from . import array_ops, autopacking
 from .control_flow_ops import group
 
 GLOBAL_VARIABLES = "variables"
@@ -196,7 +196,19 @@ def _install_variable_operators():
 
 
 _install_variable_operators()
-register_tensor_conversion_function(Variable, lambda v, dtype, name: v.value())
+
+
+def _dense_var_to_tensor(var, dtype=None, name=None):
+    """A Variable converts to its value (TensorFlow's `BaseResourceVariable._dense_var_to_tensor`); a
+    request for another dtype is refused, never a silent Variable of the wrong dtype."""
+    if dtype is not None and dtypes.as_dtype(dtype) != var.dtype:
+        raise ValueError(f"Incompatible type conversion requested to type {dtypes.as_dtype(dtype).name} for "
+                         f"`tf.Variable of type {var.dtype.name}. (Variable: {var})")
+    return var.value()
+
+
+register_tensor_conversion_function(Variable, _dense_var_to_tensor)
+autopacking.register_tensor_like(Variable)  # a list holding a Variable packs, as in TensorFlow
 
 
 # --- initializers (tf.compat.v1.*_initializer) ------------------------------------------------

@@ -116,15 +116,21 @@ class Session:
 
     # --- context management -----------------------------------------------------------
     def __enter__(self):
-        default_session.push_session(self)
-        cm = self._graph.as_default()
-        cm.__enter__()
-        self._context_managers.append(cm)
-        return self
+        """`with sess:` makes the session and its graph the defaults (TensorFlow's `Session.__enter__`);
+        it is not re-entrant: a second `with sess:` inside the first is refused."""
+        if self._context_managers:
+            raise RuntimeError("Session context managers are not re-entrant. Use `Session.as_default()` if you "
+                               "want to enter a session multiple times.")
+        graph_cm, session_cm = self._graph.as_default(), self.as_default()
+        self._context_managers = [graph_cm, session_cm]
+        graph_cm.__enter__()
+        return session_cm.__enter__()
 
     def __exit__(self, *exc):
-        self._context_managers.pop().__exit__(*exc)
-        default_session.pop_session(self)
+        graph_cm, session_cm = self._context_managers
+        session_cm.__exit__(*exc)
+        graph_cm.__exit__(*exc)
+        self._context_managers = []
         self.close()
         return False
 
