@@ -97,6 +97,10 @@ _BY_NAME = {d.name: d for d in _ALL}
 _BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype not in (None, np.object_)}
 
 
+def _not_a_dtype(value):
+    return TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
+
+
 def as_dtype(value):
     """A DType from a DType, a name, a numpy dtype or a Python type."""
     if isinstance(value, DType):
@@ -104,7 +108,7 @@ def as_dtype(value):
     if isinstance(value, str):
         if value in _BY_NAME:
             return _BY_NAME[value]
-        raise TypeError(f"Cannot convert value {value!r} to a cfnb DType.")
+        raise _not_a_dtype(value)
     if value is float:
         return float32
     if value is int:
@@ -116,10 +120,10 @@ def as_dtype(value):
     try:
         npd = np.dtype(value)
     except TypeError:
-        raise TypeError(f"Cannot convert value {value!r} to a cfnb DType.") from None
+        raise _not_a_dtype(value) from None
     if npd in _BY_NP:
         return _BY_NP[npd]
-    raise TypeError(f"Cannot convert value {value!r} to a cfnb DType.")
+    raise _not_a_dtype(value)
 
 
 def as_bytes_value(value):

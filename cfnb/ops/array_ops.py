@@ -105,7 +105,11 @@ register_op("PlaceholderWithDefault", lambda op: [(_in(op, 0).dtype, op.get_attr
 def placeholder(dtype, shape=None, name=None):
     """A value fed at `Session.run` time; the feed's dtype and shape are checked against these."""
     g = get_default_graph()
-    return g.create_op("Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": as_shape(shape)},
+    try:
+        dtype = dtypes.as_dtype(dtype)
+    except TypeError:  # TensorFlow's op_def_library check of a `type` attr
+        raise TypeError(f"Expected DataType for argument 'dtype' not {dtype!r}.") from None
+    return g.create_op("Placeholder", [], {"dtype": dtype, "shape": as_shape(shape)},
                        name=name or "Placeholder").outputs[0]
 
 

@@ -36,15 +36,20 @@ register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: op_kernel_con
     xs, axis=a))(op.get_attr("axis")))
 
 
+def _check_same_dtypes(op_type, values):
+    """TensorFlow's op_def_library check of a list input sharing one type attr (`T` of Pack and ConcatV2)."""
+    if any(v.dtype != values[0].dtype for v in values[1:]):
+        names = ", ".join(v.dtype.name for v in values)
+        raise TypeError(f"Tensors in list passed to 'values' of '{op_type}' Op have types [{names}] that don't "
+                        f"all match.")
+
+
 def stack(values, axis=0, name="stack"):
     with get_default_graph().name_scope(name) as scope:
         tensors = [v for v in values if isinstance(v, Tensor)]
         hint = tensors[0].dtype if tensors else None
         values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
-        for v in values[1:]:
-            if v.dtype != values[0].dtype:
-                raise TypeError(f"stack: all values must have the same dtype; got {values[0].dtype.name} "
-                                f"and {v.dtype.name}")
+        _check_same_dtypes("Pack", values)
         return get_default_graph().create_op("Pack", values, {"axis": axis, "N": len(values)},
                                              name=scope).outputs[0]
 
@@ -111,10 +116,7 @@ def concat(values, axis, name="concat"):
         tensors = [v for v in values if isinstance(v, Tensor)]
         hint = tensors[0].dtype if tensors else None
         values = [convert_to_tensor(v, dtype_hint=hint) for v in values]
-        for v in values[1:]:
-            if v.dtype != values[0].dtype:
-                raise TypeError(f"concat: all values must have the same dtype; got {values[0].dtype.name} "
-                                f"and {v.dtype.name}")
+        _check_same_dtypes("ConcatV2", values)
         axis = convert_to_tensor(axis, name="axis", dtype=dtypes.int32)
         return get_default_graph().create_op("ConcatV2", values + [axis], {"N": len(values)},
                                              name=scope).outputs[0]

@@ -195,3 +195,24 @@ def numpy_array_in_list_as_int32(tf):
 @program
 def zeros_of_string(tf):
     return {"out": tf.zeros([2], dtype=tf.string)}
+
+
+# --- dtypes that do not match, and names that are no dtype ------------------------------------------------------
+@program
+def stack_of_mixed_dtypes(tf):
+    return {"out": tf.stack([tf.constant(1), tf.constant(1.5)])}
+
+
+@program
+def concat_of_mixed_dtypes(tf):
+    return {"out": tf.concat([tf.constant([1]), tf.constant([1.5])], 0)}
+
+
+@program
+def constant_with_a_dtype_name_that_is_none(tf):
+    return {"out": tf.constant(1, dtype="nope")}
+
+
+@program
+def placeholder_with_a_dtype_name_that_is_none(tf):
+    return {"out": tf.placeholder("nope")}
