@@ -6,7 +6,8 @@ float, `v = x * x` is computed by Python. A value becomes a tensor when it enter
 straight-line code around the loops computes what plain Python computes, and each `while` and
 tensor-`if` becomes graph control flow.
 
-Builtins, `math` and numpy calls, printing and list appends are in calls.py, what a `for` walks in
+Builtins, `math` and numpy calls, printing and list appends are in calls.py, `and`/`or`/`not` and
+conditional expressions in conditions.py, what a `for` walks in
 iteration.py (mixins of Runtime).
 """
 import numpy as np
@@ -17,6 +18,7 @@ from cfnb.framework.func_graph import FuncGraph
 from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from .calls import Calls, FString, tensors_in
+from .conditions import Conditions, is_python_number, is_weak, truth
 from .errors import CellError
 from .items import ItemAssignment
 from .iteration import ForLoops
@@ -39,7 +41,7 @@ class _UndefinedUse(Exception):
     pass
 
 
-class Runtime(Calls, ForLoops, ItemAssignment):
+class Runtime(Calls, Conditions, ForLoops, ItemAssignment):
     """`__cf` in the transformed cell: assignments, loops and conds, recorded for the result."""
 
     def __init__(self, options, graph):
@@ -101,7 +103,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
             t = cfnb.constant(v)
         if numpy_value:
             self.numpy_ops.add(t.op)
-        elif _python_number(v):
+        elif is_python_number(v):
             dtype_rules.mark_weak(t)  # promotes as the Python number would (weak, NEP 50)
         return t
 
@@ -149,52 +151,6 @@ class Runtime(Calls, ForLoops, ItemAssignment):
     def state(local_vars, names):
         return tuple(local_vars.get(n, _Undefined(n)) for n in names)
 
-    # --- conditions --------------------------------------------------------------------------
-    @staticmethod
-    def _is_tensor(v):
-        return isinstance(v, cfnb.Tensor)
-
-    def and_(self, values, line):
-        result = values[0]
-        for v in values[1:]:
-            if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_and(_bool(result), _bool(v))
-            else:
-                result = result and v
-        return result
-
-    def or_(self, values, line):
-        result = values[0]
-        for v in values[1:]:
-            if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_or(_bool(result), _bool(v))
-            else:
-                result = result or v
-        return result
-
-    def eq(self, a, b, line):
-        return cfnb.equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a == b
-
-    def ne(self, a, b, line):
-        return cfnb.not_equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a != b
-
-    def not_(self, v, line):
-        return cfnb.logical_not(_bool(v)) if self._is_tensor(v) else not v
-
-    def if_exp(self, test, then, orelse, line):
-        if not self._is_tensor(test):
-            return then() if test else orelse()
-        weak = []
-
-        def branch(fn):
-            def run():
-                out = self.value(fn())
-                weak.append(_is_weak(out))
-                return out
-            return run
-        out = cfnb.cond(_bool(test), branch(then), branch(orelse))
-        return dtype_rules.mark_weak(out) if all(weak) and isinstance(out, cfnb.Tensor) else out
-
     # --- if ----------------------------------------------------------------------------------
     def if_stmt(self, test, then_fn, else_fn, values, line):
         if not self._is_tensor(test):
@@ -220,7 +176,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
                 try:
                     returned = fn(*values)
                     outs = [self.value(returned[k]) for k in keep]
-                    weak[:] = [w and _is_weak(o) for w, o in zip(weak, outs)]
+                    weak[:] = [w and is_weak(o) for w, o in zip(weak, outs)]
                 finally:
                     scope = self.effects.pop()
                 flat = flows_in(outs)
@@ -236,7 +192,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
 
         self.depth += 1
         try:
-            outs = cfnb.cond(_bool(test), branch(then_fn), branch(else_fn), strict=True)
+            outs = cfnb.cond(truth(test), branch(then_fn), branch(else_fn), strict=True)
         except (ValueError, TypeError) as e:
             raise CellError(line, _short(e)) from None
         finally:
@@ -272,7 +228,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
         try:
             # A function graph, so names from outside the loop (captured) can be read while probing.
             with FuncGraph("probe", cfnb.get_default_graph()).as_default():
-                probes = [_placeholder_like(v, w) for v, w in zip(values, weak or [_is_weak(v) for v in values])]
+                probes = [_placeholder_like(v, w) for v, w in zip(values, weak or [is_weak(v) for v in values])]
                 return _traced(fn, probes)
         finally:
             self.depth -= 1
@@ -294,7 +250,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
         lists = [k for k, v in enumerate(values) if isinstance(v, list)]
         # A Python number is weak, as in numpy: `s = 0` then `s += 0.5` in the loop makes s a float, and
         # `v * 0.5 + i` of a float32 v stays float32. It stays weak while the body keeps it a Python number.
-        weak = [_is_weak(v) for v in values]
+        weak = [is_weak(v) for v in values]
         if undefined or lists or any(weak):
             values, weak = self._initial_values(body_fn, values, undefined, lists, names, line, weak)
         # One boolean loop variable per name first assigned in this loop: did an iteration run?
@@ -309,7 +265,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
             return vs
 
         def cond(*vs):
-            return _bool(self.value(cond_fn(*marked(vs)[:n])))
+            return truth(self.value(cond_fn(*marked(vs)[:n])))
 
         def body(*vs):
             marked(vs)
@@ -374,7 +330,7 @@ class Runtime(Calls, ForLoops, ItemAssignment):
                 outs = self._probe(body_fn, values, weak)
             except _UndefinedUse as e:
                 raise CellError(line, f"{e}: give it a value before the loop") from None
-            settled = [_is_weak(out) if isinstance(values[k], _Undefined) else weak[k] and _is_weak(out)
+            settled = [is_weak(out) if isinstance(values[k], _Undefined) else weak[k] and is_weak(out)
                        for k, out in enumerate(outs)]
             for k, out in enumerate(outs):
                 if weak[k] and isinstance(out, cfnb.Tensor) and isinstance(values[k], cfnb.Tensor) \
@@ -448,13 +404,6 @@ def _carriable(v):
                           np.generic)) or hasattr(v, "_flow_for_control_flow")
 
 
-def _bool(v):
-    """A loop or `if` test: Python's truth of a number is `!= 0`."""
-    if isinstance(v, cfnb.Tensor) and v.dtype != cfnb.bool:
-        return cfnb.not_equal(v, cfnb.zeros_like(v))
-    return v
-
-
 def _placeholder_like(v, weak=False):
     if isinstance(v, _Undefined) or isinstance(v, list):
         return v
@@ -464,15 +413,6 @@ def _placeholder_like(v, weak=False):
         return v
     ph = cfnb.placeholder(v.dtype, v.shape)
     return dtype_rules.mark_weak(ph) if weak else ph
-
-
-def _python_number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, (bool, np.generic))
-
-
-def _is_weak(v):
-    """Does `v` hold what plain Python holds as a Python int or float?"""
-    return _python_number(v) or isinstance(v, cfnb.Tensor) and dtype_rules.is_weak(v)
 
 
 def _traced(fn, values):

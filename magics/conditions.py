@@ -1,0 +1,74 @@
+"""Conditions in a cell: `and`, `or`, `==`, `!=`, `not` and `x if c else y`, as Python or as graph ops.
+
+A mixin of Runtime (runtime.py). On Python values they are Python's own operators, so the cell computes
+what plain Python computes; once a tensor is involved they build TensorFlow's ops (`logical_and`,
+`equal`, ...), and a conditional expression on a tensor becomes a `cond`, as AutoGraph converts it. A
+number used as a test is true when it is not 0, as in Python (`truth`).
+"""
+import numpy as np
+
+import cfnb
+from cfnb.framework import dtype_rules
+
+
+class Conditions:
+    @staticmethod
+    def _is_tensor(v):
+        return isinstance(v, cfnb.Tensor)
+
+    def and_(self, values, line):
+        result = values[0]
+        for v in values[1:]:
+            if self._is_tensor(result) or self._is_tensor(v):
+                result = cfnb.logical_and(truth(result), truth(v))
+            else:
+                result = result and v
+        return result
+
+    def or_(self, values, line):
+        result = values[0]
+        for v in values[1:]:
+            if self._is_tensor(result) or self._is_tensor(v):
+                result = cfnb.logical_or(truth(result), truth(v))
+            else:
+                result = result or v
+        return result
+
+    def eq(self, a, b, line):
+        return cfnb.equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a == b
+
+    def ne(self, a, b, line):
+        return cfnb.not_equal(a, b) if self._is_tensor(a) or self._is_tensor(b) else a != b
+
+    def not_(self, v, line):
+        return cfnb.logical_not(truth(v)) if self._is_tensor(v) else not v
+
+    def if_exp(self, test, then, orelse, line):
+        if not self._is_tensor(test):
+            return then() if test else orelse()
+        weak = []
+
+        def branch(fn):
+            def run():
+                out = self.value(fn())
+                weak.append(is_weak(out))
+                return out
+            return run
+        out = cfnb.cond(truth(test), branch(then), branch(orelse))
+        return dtype_rules.mark_weak(out) if all(weak) and isinstance(out, cfnb.Tensor) else out
+
+
+def truth(v):
+    """A loop or `if` test: Python's truth of a number is `!= 0`."""
+    if isinstance(v, cfnb.Tensor) and v.dtype != cfnb.bool:
+        return cfnb.not_equal(v, cfnb.zeros_like(v))
+    return v
+
+
+def is_python_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, (bool, np.generic))
+
+
+def is_weak(v):
+    """Does `v` hold what plain Python holds as a Python int or float?"""
+    return is_python_number(v) or isinstance(v, cfnb.Tensor) and dtype_rules.is_weak(v)
