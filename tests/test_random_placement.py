@@ -7,6 +7,8 @@ and its pushes, keep one device), must fetch what TensorFlow fetched on one devi
 goes through placement, partitioning with control loops, one executor thread per device and the rendezvous.
 "v2 strict" runs the functional graphs without lowering them: each If/While is one call on its own device (its
 functions' device requests are set aside, with a warning), and the graph around it is partitioned.
+The "pooled" modes send every stateless kernel to its device's inter-op worker pool (runtime/inter_op.py), not only
+the expensive ones, so that results coming back from workers in any order meet every control-flow construct.
 Seeds are fixed, so a failure reproduces."""
 import importlib.util
 import json
@@ -17,6 +19,7 @@ import warnings
 import pytest
 
 import cfnb
+from cfnb.runtime import inter_op
 
 HERE = pathlib.Path(__file__).parent
 
@@ -58,13 +61,21 @@ def run_placed(build, mode, seed):
 
 
 @pytest.mark.parametrize("name", list(programs.PROGRAMS))
-@pytest.mark.parametrize("mode", ["v1", "v2", "v2 strict"])
-def test_random_placement_keeps_values(name, mode, control_flow_mode):
+@pytest.mark.parametrize("mode", ["v1", "v2", "v2 strict", "v1 pooled", "v2 pooled"])
+def test_random_placement_keeps_values(name, mode, control_flow_mode, monkeypatch):
     form = mode.split()[0]
     want = EXPECTED[form][name]
     if "error" in want:
         pytest.skip("TensorFlow itself raises for this program")
+    submitted = []
+    if mode.endswith("pooled"):
+        monkeypatch.setattr(inter_op, "POOL_EVERY_KERNEL", True)
+        submit = inter_op.Pool.submit
+        monkeypatch.setattr(inter_op.Pool, "submit", lambda pool, token, args: (submitted.append(token[0].name),
+                                                                                 submit(pool, token, args)))
     got = run_placed(programs.PROGRAMS[name], mode, seed=len(name))
+    if mode.endswith("pooled") and got:
+        assert submitted, "no kernel went to an inter-op pool"
     problems = conformance.mismatches(got, want, EXPECTED["dtypes"][form][name], EXPECTED["shapes"][form][name])
     assert not problems, "\n".join(problems)
 

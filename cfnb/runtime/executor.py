@@ -86,8 +86,18 @@ class Executor:
         self.exe = exe
         self._diagnose = None  # a list while re-running to explain a missing fetch
         self.transfers = None  # a rendezvous Endpoint when this executor runs one device's partition
+        self.inter_op = None   # an inter_op.InterOp when a partitioned run may hand kernels to a worker pool
 
     def run(self, feed_values, trace=None, deadline=None):
+        if self.inter_op is None or self.transfers is None or not self.inter_op.threads:
+            return self._run(feed_values, trace, deadline, None)
+        pool = self.transfers.pool = self.inter_op.pool(self.transfers)
+        try:
+            return self._run(feed_values, trace, deadline, pool)
+        finally:
+            pool.close()
+
+    def _run(self, feed_values, trace, deadline, pool):
         exe = self.exe
         items = exe.items
         results = [_MISSING] * len(exe.fetch_names)
@@ -104,6 +114,7 @@ class Executor:
             while ready or (self.transfers is not None and self.transfers.wait(self, deadline)):
                 item, frame, it, dead = popleft()
                 kind = item.kind
+                times = None  # a firing computed on an inter-op worker: when it started and ended there
                 steps += 1
                 if not steps & 1023:
                     if deadline is not None and time.monotonic() > deadline:
@@ -123,8 +134,22 @@ class Executor:
                     start = item.input_start
                     try:
                         if kind == NORMAL:
-                            out = item.kernel(*it.inputs[start:start + item.num_inputs])
-                            outputs = out if item.multi_output else (out,)
+                            args = it.inputs[start:start + item.num_inputs]
+                            if pool is None:
+                                out = item.kernel(*args)
+                                outputs = out if item.multi_output else (out,)
+                            else:  # ScheduleReady: an expensive kernel goes to the device's inter-op pool
+                                done = pool.take(item, it)
+                                if done is None:
+                                    if pool.wants(item, args, ready):
+                                        pool.submit((item, frame, it, dead), args)
+                                        continue  # its token stays outstanding until the result comes back
+                                    out = item.kernel(*args)
+                                    outputs = out if item.multi_output else (out,)
+                                else:
+                                    outputs, exc, *times = done  # the firing's real start and end
+                                    if exc is not None:
+                                        raise exc
                         elif kind == SWITCH:
                             data, pred = it.inputs[start], it.inputs[start + 1]
                             if np.ndim(pred) != 0:
@@ -153,7 +178,7 @@ class Executor:
                         raise self._located(errors.InvalidArgumentError(None, item.op, f"{type(e).__name__}: {e}"),
                                             item, frame, it) from e
                 if trace is not None:
-                    trace.record(item, frame, it.iter_num, dead, outputs)
+                    trace.record(item, frame, it.iter_num, dead, outputs, times)
 
                 # --- propagate (PropagatorState::PropagateOutputs) --------------------------
                 if kind == ENTER:

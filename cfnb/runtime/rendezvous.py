@@ -59,15 +59,22 @@ class Rendezvous:
                 self._waiting[key] = (endpoint, token)
             return got
 
+    def complete(self, endpoint, token, result):
+        """An inter-op worker finished the kernel of `token` (runtime/inter_op.py): wake its device's executor."""
+        with self._cond:
+            endpoint.completed.append((token, result))
+            self._cond.notify_all()
+
     def wait(self, endpoint, deadline):
-        """Block until a parked Recv of `endpoint` is satisfied; raise if none ever can be."""
+        """Block until a parked Recv of `endpoint` is satisfied or one of its pooled kernels is done; raise if
+        neither ever can be. A device with kernels in flight is not idle: no stuck run while one computes."""
         with self._cond:
             self._busy -= 1
             try:
-                while not endpoint.inbox:
+                while not endpoint.inbox and not endpoint.completed:
                     if self.error is not None:
                         raise _cancelled(self.error)
-                    if self._busy == 0 and not any(ep.inbox for ep in self._endpoints):
+                    if self._busy == 0 and not any(ep.inbox or ep.completed or ep.in_flight for ep in self._endpoints):
                         self.error = self._stuck_error()
                         self._cond.notify_all()
                         raise self.error
@@ -84,7 +91,9 @@ class Rendezvous:
             finally:
                 self._busy += 1
             arrivals, endpoint.inbox = endpoint.inbox, []
-            return arrivals
+            completions, endpoint.completed = endpoint.completed, []
+            endpoint.in_flight -= len(completions)
+            return arrivals, completions
 
     def finished(self):
         """One device's executor ran out of work."""
@@ -136,6 +145,9 @@ class Endpoint:
         self._keys = {}
         self.on_resume = None
         self.copy_in = None  # a Recv's copy into this device's memory (device_memory.py), when counted
+        self.pool = None       # the device's inter-op worker pool of this run (inter_op.py), if any
+        self.in_flight = 0     # kernels submitted to the pool and not yet taken back by the executor
+        self.completed = []    # (token, result) of pooled kernels that finished, guarded by the rendezvous
 
     def _edge_key(self, item):
         key = self._keys.get(item.id)
@@ -172,13 +184,18 @@ class Endpoint:
             raise _cancelled(error) if not isinstance(error, errors.CancelledError) else error
 
     def wait(self, executor, deadline):
-        """The executor ran out of ready nodes: wait for parked Recvs (False when none is parked)."""
-        if not self.parked:
+        """The executor ran out of ready nodes: wait for parked Recvs and pooled kernels (False when there are
+        none). Each token comes back to the ready queue, where its Recv or kernel finds its result."""
+        if not self.parked and not self.in_flight:
             return False
-        for token, value, is_dead in self.rendezvous.wait(self, deadline):
+        arrivals, completions = self.rendezvous.wait(self, deadline)
+        for token, value, is_dead in arrivals:
             item, frame, it, dead = token
             self.parked -= 1
             self._arrived[(item.id, id(it))] = (value, is_dead)
+            executor._ready.append(token)
+        for token, result in completions:
+            self.pool.results[(token[0].id, id(token[2]))] = result
             executor._ready.append(token)
         if self.on_resume is not None:
             self.on_resume()  # a trace starts this device's next firing now, not when the wait began

@@ -30,6 +30,7 @@ from .executor import Executor
 from .function_runtime import FunctionRuntime
 from .gpu_options import device_count_with_gpus
 from .graph_compiler import ROOT, compile_graph
+from .inter_op import pool_threads
 from .memory import MemoryLog
 from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_function_devices
 from .placer import place
@@ -66,7 +67,9 @@ class RunMetadata:
 class ConfigProto:
     """The settings cfnb reads: `operation_timeout_in_ms` (0 = none), `lower_functional_ops` (False
     runs If/While as strict function calls), and TensorFlow's device settings: `device_count`
-    ({"CPU": 2} for two CPU devices), `allow_soft_placement`, `log_device_placement`."""
+    ({"CPU": 2} for two CPU devices), `allow_soft_placement`, `log_device_placement`, and
+    `inter_op_parallelism_threads`, the worker pool of each CPU device of a partitioned run (runtime/inter_op.py:
+    0 picks a small default, a negative number runs every kernel on the device's own thread)."""
 
     def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, device_count=None,
                  allow_soft_placement=False, log_device_placement=False, graph_options=None, **unused):
@@ -213,7 +216,8 @@ class Session:
             warn_strict_function_devices(needed, placement, self._devices)
         if len(devices) > 1:
             parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
-            executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel)
+            executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel,
+                                           pool_threads(self._config))
             if self._memory is not None:
                 executor.copy_in = self._memory.copy_in
         else:

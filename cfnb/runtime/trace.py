@@ -78,7 +78,9 @@ class Trace:
         self._t0 = time.perf_counter()
         self._last = {}
 
-    def record(self, item, frame, iteration, dead, outputs):
+    def record(self, item, frame, iteration, dead, outputs, times=None):
+        """One firing; `times` (perf_counter start, end) when it ran on an inter-op worker, not on the device's
+        own thread (inter_op.py), whose previous firing then does not mark its start."""
         if self.limit is not None and len(self.firings) >= self.limit:
             self.truncated = True
             raise TraceLimitReached(f"the trace holds its first {self.limit} firings")
@@ -92,10 +94,13 @@ class Trace:
         op_type = item.op.type if item.op is not None else KIND_NAMES[item.kind]
         if item.kind != NORMAL and item.op is None:
             op_type = KIND_NAMES[item.kind]
-        end = time.perf_counter() - self._t0
-        tid = threading.get_ident()
-        start = self._last.get(tid, 0.0)
-        self._last[tid] = end
+        if times is None:
+            end = time.perf_counter() - self._t0
+            tid = threading.get_ident()
+            start = self._last.get(tid, 0.0)
+            self._last[tid] = end
+        else:
+            start, end = times[0] - self._t0, times[1] - self._t0
         device = item.op.device if item.op is not None else ""
         with self._lock:
             self.firings.append(Firing(len(self.firings), item.name, op_type, frame.info.name, frame.path, iteration,

@@ -1,0 +1,145 @@
+"""Inter-op parallelism for the executors of a partitioned run: expensive kernels run on a small worker pool.
+
+TensorFlow's executor does not run every kernel on the thread that found it ready. `ExecutorState::ScheduleReady`
+(common_runtime/executor.cc) runs inexpensive nodes inline and hands expensive ones to the inter-op thread pool
+(`ConfigProto.inter_op_parallelism_threads`), so that cheap control-flow, Send and Recv work goes on while a matrix
+product computes. A node is expensive when its kernel says so (`OpKernel::IsExpensive`: control-flow kernels,
+Identity and Const say no) and its running cost estimate (`KernelStats::IsExpensive`, an average of measured cycles)
+is above a threshold.
+
+cfnb does the same for each device of a partitioned run (runtime/multi_device.py), and only there: a single-device
+run fires its nodes in one deterministic order, which traces and notebooks show. The executor thread stays the
+only one that touches frames, iterations and pending counts; a worker only calls a kernel on the inputs it was
+handed and reports the outputs (or the exception) back through the rendezvous, which wakes the executor the way
+an arriving Send does. The token stays outstanding while its kernel is in flight, so its iteration and frame are
+not done, and a device with kernels in flight is not idle (the rendezvous's stuck-run check counts them).
+
+Which kernels go to the pool (`is_expensive`), in place of TensorFlow's measured cycles:
+  * never a control-flow, transfer, feed or fetch node (they are not NORMAL kernels), nor an op that touches state
+    (variables, stacks, TensorArrays, function calls: `OpDef.needs_state`), whose order on a device the
+    single-threaded executor keeps;
+  * always a kernel of `EXPENSIVE_TYPES` (matrix products, convolutions), whatever its inputs' size;
+  * any other kernel when one of its inputs has at least `EXPENSIVE_ELEMENTS` elements (a large element-wise op,
+    such as the tanh of a 256x256 matrix, which releases the GIL in numpy as a matmul does).
+`POOL_EVERY_KERNEL` (tests only) sends every stateless kernel to the pool, to exercise it on every program.
+"""
+import queue
+import threading
+import time
+
+import numpy as np
+
+from ..framework.registry import get_op_def
+from .graph_compiler import NORMAL
+
+# Pool size per device when `inter_op_parallelism_threads` is 0 (TensorFlow's "let the runtime choose").
+DEFAULT_THREADS = 2
+EXPENSIVE_TYPES = frozenset({"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum", "Conv1D", "Conv2D",
+                             "Conv3D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv2DBackpropFilter",
+                             "MatrixInverse", "MatrixDeterminant", "Cholesky", "Qr", "Svd", "MatrixSolve"})
+EXPENSIVE_ELEMENTS = 1 << 14
+POOL_EVERY_KERNEL = False
+
+NEVER, BY_SIZE, ALWAYS = 0, 1, 2
+
+
+def pool_threads(config):
+    """Workers per device from `ConfigProto.inter_op_parallelism_threads`: 0 picks DEFAULT_THREADS, a negative
+    value runs every kernel on the device's own thread (TensorFlow: ops run in the caller's thread)."""
+    n = int(getattr(config, "inter_op_parallelism_threads", 0) or 0)
+    return DEFAULT_THREADS if n == 0 else max(0, n)
+
+
+def classify(item):
+    """NEVER, BY_SIZE or ALWAYS for one node of an executable graph (see the module docstring)."""
+    if item.kind != NORMAL or item.op is None or item.kernel is None:
+        return NEVER
+    op_def = get_op_def(item.op.type)
+    if op_def.needs_state:
+        return NEVER
+    if item.op.type in EXPENSIVE_TYPES:
+        return ALWAYS
+    return BY_SIZE
+
+
+class InterOp:
+    """One device's inter-op settings, kept by its Executor between runs: the pool size and each node's class."""
+
+    def __init__(self, exe, threads):
+        self.threads = threads
+        self.classes = [classify(item) for item in exe.items]
+        self.every_kernel = POOL_EVERY_KERNEL
+
+    def pool(self, endpoint):
+        """The worker pool of one run (its threads start with the first expensive kernel)."""
+        return Pool(self, endpoint)
+
+
+class Pool:
+    """The workers of one device for one run; the executor thread submits, the rendezvous brings results back."""
+
+    def __init__(self, inter_op, endpoint):
+        self.classes = inter_op.classes
+        self.every_kernel = inter_op.every_kernel
+        self.threads = inter_op.threads
+        self.endpoint = endpoint
+        self.results = {}   # (item id, id(iteration)) -> (outputs, exception, start, end), for the token's return
+        self._jobs = queue.SimpleQueue()
+        self._workers = []
+
+    def wants(self, item, args, ready):
+        """Whether to run this kernel on a worker. As in `ScheduleReady`, an expensive kernel stays on the device's
+        thread when that thread has nothing else ready to do (TensorFlow's `curr_expensive_node`): a hand-off
+        then only costs time."""
+        cls = self.classes[item.id]
+        if cls == NEVER:
+            return False
+        if self.every_kernel:
+            return True
+        if not ready:
+            return False
+        if cls == ALWAYS:
+            return True
+        for a in args:
+            if getattr(a, "size", 0) >= EXPENSIVE_ELEMENTS:
+                return True
+        return False
+
+    def submit(self, token, args):
+        """Run the token's kernel on a worker; the token stays outstanding until `Endpoint.wait` brings it back."""
+        if len(self._workers) < self.threads:
+            t = threading.Thread(target=self._work, name=f"cfnb inter-op {self.endpoint.device} "
+                                                         f"#{len(self._workers)}", daemon=True)
+            self._workers.append(t)
+            t.start()
+        self.endpoint.in_flight += 1
+        self._jobs.put((token, args))
+
+    def take(self, item, it):
+        """The result of a kernel that ran on a worker, or None if this token has not been submitted yet."""
+        return self.results.pop((item.id, id(it)), None)
+
+    def close(self):
+        """End the workers (after the kernels they are running): no thread of a run outlives it."""
+        for _ in self._workers:
+            self._jobs.put(None)
+        for t in self._workers:
+            t.join()
+        self._workers = []
+
+    def _work(self):
+        complete = self.endpoint.rendezvous.complete
+        with np.errstate(all="ignore"):  # as on the executor thread: numpy's warnings are not errors here
+            while True:
+                job = self._jobs.get()
+                if job is None:
+                    return
+                token, args = job
+                item = token[0]
+                start = time.perf_counter()
+                try:
+                    out = item.kernel(*args)
+                    result = (out if item.multi_output else (out,)), None
+                except BaseException as e:  # noqa: BLE001 - the executor thread reports it as it would inline
+                    result = None, e
+                complete(self.endpoint, token, (*result, start, time.perf_counter()))
