@@ -27,10 +27,14 @@ import cfnb as tf  # noqa: E402
 from cfnb.viz import Timeline  # noqa: E402
 
 A, B = "/cpu:0", "/cpu:1"
+# ConfigProto.inter_op_parallelism_threads: 0 (the default) runs every kernel on its device's executor thread, 2 gives
+# each device a pool of two workers for its expensive kernels (runtime/inter_op.py).
+POOLS = {"two devices, kernels inline": 0, "two devices, inter-op pool of 2": 2}
 N_SCALAR, N_MATMUL, SIZE = 5_000, 40, 256
 
 
-def overlap_program(two_devices):
+def overlap_program(two_devices, with_a=True):
+    """with_a=False leaves `a` untouched: only b's round trip remains, the floor of the two-device time."""
     graph = tf.Graph()
     with graph.as_default():
         w = tf.constant(np.random.RandomState(0).standard_normal((SIZE, SIZE)).astype(np.float32) / SIZE ** 0.5)
@@ -38,7 +42,7 @@ def overlap_program(two_devices):
 
         def body(i, a, b):
             with tf.device(A):
-                a1 = tf.tanh(tf.matmul(a, w))
+                a1 = tf.tanh(tf.matmul(a, w)) if with_a else a
             with tf.device(B if two_devices else A):
                 b1 = tf.tanh(tf.matmul(b, w))
             return i + 1, a1, b1
@@ -63,10 +67,11 @@ def scalar_program(where):
     return graph, n, out
 
 
-def runner(built, feed, two_devices, trace=False, static=True):
+def runner(built, feed, two_devices, trace=False, static=True, inter_op=0):
     graph, placeholder, fetches = built
     sess = tf.Session(graph=graph, config=tf.ConfigProto(device_count={"CPU": 2 if two_devices else 1},
-                                                         static_schedule=static))
+                                                         static_schedule=static,
+                                                         inter_op_parallelism_threads=inter_op))
     options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE) if trace else None
     meta = tf.RunMetadata()
     run = lambda: sess.run(fetches, {placeholder: feed}, options=options, run_metadata=meta)
@@ -78,18 +83,24 @@ def main():
     ok = True
     x = np.random.RandomState(1).standard_normal((SIZE, SIZE)).astype(np.float32)
     one, _ = runner(overlap_program(False), x, False)
-    two, _ = runner(overlap_program(True), x, True)
+    runs = {"one device": one}
+    for label, threads in POOLS.items():
+        runs[label] = runner(overlap_program(True), x, True, inter_op=threads)[0]
+    runs["floor: b's chain alone"] = runner(overlap_program(True, with_a=False), x, True)[0]
     want = one()
-    ok &= check("values equal on one and two devices", [("two devices", two())],
+    ok &= check("values equal on one and two devices", [(k, f()) for k, f in runs.items() if k in POOLS],
                 lambda got: all(np.allclose(g, w, rtol=1e-5) for g, w in zip(got, want)))
-    times = best_of_each({"one device": one, "two devices": two}, repeat=5)
-    print_table(f"two matmul chains in one while_loop ({N_MATMUL} iterations, {SIZE}x{SIZE})", "ms/run",
-                [(k, v * 1e3) for k, v in times.items()], subject="two devices")
-    traced, meta = runner(overlap_program(True), x, True, trace=True)
-    traced()
-    timeline = Timeline(meta.trace)
-    print(f"  overlap fraction (traced run): {timeline.overlap():.2f} of {timeline.duration * 1e3:.1f} ms "
-          f"with both devices inside a firing")
+    times = best_of_each(runs, repeat=7)
+    print(f"\ntwo matmul chains in one while_loop ({N_MATMUL} iterations, {SIZE}x{SIZE})\n  {'':34}{'ms/run':>10}")
+    for label, t in times.items():
+        ratio = "" if label == "one device" else f"   /one device = {t / times['one device']:.2f}x"
+        print(f"  {label:34}{t * 1e3:10.3f}{ratio}")
+    for label, threads in POOLS.items():
+        traced, meta = runner(overlap_program(True), x, True, trace=True, inter_op=threads)
+        traced()
+        timeline = Timeline(meta.trace)
+        print(f"  overlap fraction (traced run, {label}): {timeline.overlap():.2f} of "
+              f"{timeline.duration * 1e3:.1f} ms with both devices inside a firing")
 
     rows, results, cpu = [], [], {}
     for where, label in (("one", "one device"), ("predicate", "predicate broadcast only"),

@@ -6,7 +6,9 @@ by `ConfigProto(operation_timeout_in_ms=...)`. Afterwards no device thread may b
 spinning the loop in the background), and a following run of the same Session must give the right answer.
 Two placements: the body on CPU:1 (both devices talk through the rendezvous every iteration), and the whole loop
 on CPU:0 while CPU:1 has finished its own small part (the looping device never touches the rendezvous again, so
-it must notice on its own that the run was stopped).
+it must notice on its own that the run was stopped). Each test runs twice: with kernels on the devices' own threads,
+and with every kernel sent to the devices' inter-op worker pools (runtime/inter_op.py), so that the stop lands
+while kernels are in flight; no worker may outlive the run either.
 """
 import _thread
 import threading
@@ -16,12 +18,13 @@ import pytest
 
 import cfnb as tf
 from cfnb.framework import errors
+from cfnb.runtime import inter_op
 
 TWO_CPUS = {"CPU": 2}
 
 
 def _device_threads():
-    return [t for t in threading.enumerate() if t.name.startswith("cfnb /job:")]
+    return [t for t in threading.enumerate() if t.name.startswith(("cfnb /job:", "cfnb inter-op"))]
 
 
 def endless_loop(placement):
@@ -45,10 +48,16 @@ def endless_loop(placement):
 
 
 @pytest.fixture(params=["v1", "v2"])
-def version(request):
+def version(request, kernels):
     (tf.enable_control_flow_v2 if request.param == "v2" else tf.disable_control_flow_v2)()
     yield request.param
     tf.disable_control_flow_v2()
+
+
+@pytest.fixture(params=["inline", "pooled"])
+def kernels(request, monkeypatch):
+    monkeypatch.setattr(inter_op, "POOL_EVERY_KERNEL", request.param == "pooled")
+    return request.param
 
 
 def _check_stopped_and_reusable(sess, x, finite, want):

@@ -139,9 +139,9 @@ class Executor:
                                 out = item.kernel(*args)
                                 outputs = out if item.multi_output else (out,)
                             else:  # ScheduleReady: an expensive kernel goes to the device's inter-op pool
-                                done = pool.take(item, it)
+                                done = pool.results.pop((item.id, id(it)), None) if pool.results else None
                                 if done is None:
-                                    if pool.wants(item, args, ready):
+                                    if pool.classes[item.id] and pool.wants(item, args, ready):
                                         pool.submit((item, frame, it, dead), args)
                                         continue  # its token stays outstanding until the result comes back
                                     out = item.kernel(*args)

@@ -7,20 +7,26 @@ product computes. A node is expensive when its kernel says so (`OpKernel::IsExpe
 Identity and Const say no) and its running cost estimate (`KernelStats::IsExpensive`, an average of measured cycles)
 is above a threshold.
 
-cfnb does the same for each device of a partitioned run (runtime/multi_device.py), and only there: a single-device
-run fires its nodes in one deterministic order, which traces and notebooks show. The executor thread stays the
-only one that touches frames, iterations and pending counts; a worker only calls a kernel on the inputs it was
-handed and reports the outputs (or the exception) back through the rendezvous, which wakes the executor the way
-an arriving Send does. The token stays outstanding while its kernel is in flight, so its iteration and frame are
-not done, and a device with kernels in flight is not idle (the rendezvous's stuck-run check counts them).
+cfnb does the same for each CPU device of a partitioned run (runtime/multi_device.py) when
+`inter_op_parallelism_threads` > 0, and only there: a single-device run fires its nodes in one deterministic order,
+which traces and notebooks show. It is off by default (see `pool_threads`): in Python a hand-off to a worker and
+back costs two thread switches under the GIL, which on benchmarks/two_devices.py cost more than they saved.
 
-Which kernels go to the pool (`is_expensive`), in place of TensorFlow's measured cycles:
+The executor thread stays the only one that touches frames, iterations and pending counts; a worker only calls a
+kernel on the inputs it was handed and reports the outputs (or the exception) back through the rendezvous, which
+wakes the executor the way an arriving Send does. The token stays outstanding while its kernel is in flight, so
+its iteration and frame are not done, and a device with kernels in flight is not idle (the rendezvous's stuck-run
+check counts them). A failing kernel's exception is raised on the executor thread, located like an inline one.
+
+Which kernels go to the pool (`Pool.wants`), in place of TensorFlow's measured cycles:
   * never a control-flow, transfer, feed or fetch node (they are not NORMAL kernels), nor an op that touches state
     (variables, stacks, TensorArrays, function calls: `OpDef.needs_state`), whose order on a device the
     single-threaded executor keeps;
   * always a kernel of `EXPENSIVE_TYPES` (matrix products, convolutions), whatever its inputs' size;
   * any other kernel when one of its inputs has at least `EXPENSIVE_ELEMENTS` elements (a large element-wise op,
-    such as the tanh of a 256x256 matrix, which releases the GIL in numpy as a matmul does).
+    such as the tanh of a 256x256 matrix, which releases the GIL in numpy as a matmul does);
+  * and only when the device's thread has other nodes ready: otherwise it runs the kernel itself, as
+    `ScheduleReady` keeps its last expensive node (`curr_expensive_node`) when no inexpensive one is left.
 `POOL_EVERY_KERNEL` (tests only) sends every stateless kernel to the pool, to exercise it on every program.
 """
 import queue
@@ -32,8 +38,8 @@ import numpy as np
 from ..framework.registry import get_op_def
 from .graph_compiler import NORMAL
 
-# Pool size per device when `inter_op_parallelism_threads` is 0 (TensorFlow's "let the runtime choose").
-DEFAULT_THREADS = 2
+# Workers per device when the pool is forced on for tests (POOL_EVERY_KERNEL) and no size is given.
+TEST_THREADS = 2
 EXPENSIVE_TYPES = frozenset({"MatMul", "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "Einsum", "Conv1D", "Conv2D",
                              "Conv3D", "DepthwiseConv2dNative", "Conv2DBackpropInput", "Conv2DBackpropFilter",
                              "MatrixInverse", "MatrixDeterminant", "Cholesky", "Qr", "Svd", "MatrixSolve"})
@@ -44,10 +50,16 @@ NEVER, BY_SIZE, ALWAYS = 0, 1, 2
 
 
 def pool_threads(config):
-    """Workers per device from `ConfigProto.inter_op_parallelism_threads`: 0 picks DEFAULT_THREADS, a negative
-    value runs every kernel on the device's own thread (TensorFlow: ops run in the caller's thread)."""
+    """Workers per CPU device from `ConfigProto.inter_op_parallelism_threads`; 0 means no pool: every kernel runs
+    on its device's own thread, as a negative value does in TensorFlow ("run in the caller's thread").
+
+    TensorFlow's 0 lets the runtime choose, and cfnb chooses no pool: measured (benchmarks/two_devices.py), handing
+    a kernel to a Python thread and back costs two thread switches under the GIL, about as much as the overlap it
+    buys, and the device's thread, no longer waiting inside numpy, holds the GIL longer."""
     n = int(getattr(config, "inter_op_parallelism_threads", 0) or 0)
-    return DEFAULT_THREADS if n == 0 else max(0, n)
+    if n == 0 and POOL_EVERY_KERNEL:
+        return TEST_THREADS
+    return max(0, n)
 
 
 def classify(item):
@@ -83,7 +95,9 @@ class Pool:
         self.every_kernel = inter_op.every_kernel
         self.threads = inter_op.threads
         self.endpoint = endpoint
-        self.results = {}   # (item id, id(iteration)) -> (outputs, exception, start, end), for the token's return
+        # (item id, id(iteration)) -> (outputs, exception, start, end): a pooled kernel's result, which its token
+        # finds when `Endpoint.wait` puts it back in the ready queue (as a Recv finds its value)
+        self.results = {}
         self._jobs = queue.SimpleQueue()
         self._workers = []
 
@@ -114,10 +128,6 @@ class Pool:
             t.start()
         self.endpoint.in_flight += 1
         self._jobs.put((token, args))
-
-    def take(self, item, it):
-        """The result of a kernel that ran on a worker, or None if this token has not been submitted yet."""
-        return self.results.pop((item.id, id(it)), None)
 
     def close(self):
         """End the workers (after the kernels they are running): no thread of a run outlives it."""

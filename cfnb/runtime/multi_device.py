@@ -9,9 +9,9 @@ of the client device's partition, TensorFlow's call frame.
 The devices are simulated: each is a Python thread, so two devices overlap in time whenever one waits
 (for a Recv, or inside numpy, which releases the GIL) while the other computes. The static schedule
 (static_schedule.py) never runs a partition: partitions always go to the tagged-token executor, which
-knows how to park a Recv. Each device's executor hands its expensive kernels (matrix products, large
-element-wise ops) to a small worker pool of its own, TensorFlow's inter-op parallelism (runtime/inter_op.py), so
-that its control flow and transfers go on while a kernel computes.
+knows how to park a Recv. With `inter_op_parallelism_threads` > 0 each CPU device's executor hands its expensive
+kernels (matrix products, large element-wise ops) to a worker pool of its own, TensorFlow's inter-op parallelism
+(runtime/inter_op.py), so that its control flow and transfers go on while a kernel computes.
 """
 import threading
 import warnings
@@ -22,7 +22,7 @@ from ..ops.sendrecv_ops import TRANSFER_TYPES
 from ..passes.partition import partition
 from .executor import Executor
 from .graph_compiler import compile_graph
-from .inter_op import DEFAULT_THREADS, InterOp
+from .inter_op import InterOp
 from .rendezvous import Rendezvous
 
 _MISSING = object()
@@ -138,7 +138,7 @@ class MultiDeviceExecutor:
     static = None  # the precompiled schedule steps aside: partitions need the executor's parked Recvs
     copy_in = None  # device -> (value -> the value in that device's memory), set when devices count memory
 
-    def __init__(self, partitions, fetch_names, make_kernel, inter_op_threads=DEFAULT_THREADS):
+    def __init__(self, partitions, fetch_names, make_kernel, inter_op_threads=0):
         self.fetch_names = list(fetch_names)
         self.partition_graphs = partitions
         self._call = _CallFrame()

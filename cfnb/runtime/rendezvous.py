@@ -10,7 +10,9 @@ with its deadness: a dead Send makes a dead Recv, which is how a Recv on an unta
 Each device's executor talks to the rendezvous through its `Endpoint`. A Recv whose value is not there
 yet is parked; the Send that provides it puts the token back in the receiving device's inbox. When every
 device is waiting and no inbox holds anything, no Send can ever come: the run is stuck, and instead of
-hanging the rendezvous raises, naming each waiting Recv, its device, frame and iteration. A device that
+hanging the rendezvous raises, naming each waiting Recv, its device, frame and iteration. A device whose kernels
+are still computing on its inter-op workers (runtime/inter_op.py) is not idle: their results come back through
+the same wait, in the endpoint's `completed` list. A device that
 fails aborts the others (TensorFlow's `StartAbort`), and waits honour the run's deadline.
 """
 import threading

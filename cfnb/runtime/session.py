@@ -68,8 +68,8 @@ class ConfigProto:
     """The settings cfnb reads: `operation_timeout_in_ms` (0 = none), `lower_functional_ops` (False
     runs If/While as strict function calls), and TensorFlow's device settings: `device_count`
     ({"CPU": 2} for two CPU devices), `allow_soft_placement`, `log_device_placement`, and
-    `inter_op_parallelism_threads`, the worker pool of each CPU device of a partitioned run (runtime/inter_op.py:
-    0 picks a small default, a negative number runs every kernel on the device's own thread)."""
+    `inter_op_parallelism_threads`, the size of the worker pool of each CPU device of a partitioned run
+    (runtime/inter_op.py; 0, the default, and negative numbers run every kernel on the device's own thread)."""
 
     def __init__(self, operation_timeout_in_ms=0, lower_functional_ops=True, static_schedule=True, device_count=None,
                  allow_soft_placement=False, log_device_placement=False, graph_options=None, **unused):
