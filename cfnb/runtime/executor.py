@@ -86,18 +86,8 @@ class Executor:
         self.exe = exe
         self._diagnose = None  # a list while re-running to explain a missing fetch
         self.transfers = None  # a rendezvous Endpoint when this executor runs one device's partition
-        self.inter_op = None   # an inter_op.InterOp when a partitioned run may hand kernels to a worker pool
 
     def run(self, feed_values, trace=None, deadline=None):
-        if self.inter_op is None or self.transfers is None or not self.inter_op.threads:
-            return self._run(feed_values, trace, deadline, None)
-        pool = self.transfers.pool = self.inter_op.pool(self.transfers)
-        try:
-            return self._run(feed_values, trace, deadline, pool)
-        finally:
-            pool.close()
-
-    def _run(self, feed_values, trace, deadline, pool):
         exe = self.exe
         items = exe.items
         results = [_MISSING] * len(exe.fetch_names)
@@ -109,12 +99,13 @@ class Executor:
         self._ready = ready
         steps = 0
         popleft = ready.popleft
+        pool = self.transfers.pool if self.transfers is not None else None  # a device's inter-op workers
 
         with np.errstate(all="ignore"):
             while ready or (self.transfers is not None and self.transfers.wait(self, deadline)):
                 item, frame, it, dead = popleft()
                 kind = item.kind
-                times = None  # a firing computed on an inter-op worker: when it started and ended there
+                times = None  # (start, end) of a firing computed on an inter-op worker
                 steps += 1
                 if not steps & 1023:
                     if deadline is not None and time.monotonic() > deadline:
@@ -137,19 +128,11 @@ class Executor:
                             args = it.inputs[start:start + item.num_inputs]
                             if pool is None:
                                 out = item.kernel(*args)
-                                outputs = out if item.multi_output else (out,)
-                            else:  # ScheduleReady: an expensive kernel goes to the device's inter-op pool
-                                done = pool.results.pop((item.id, id(it)), None) if pool.results else None
-                                if done is None:
-                                    if pool.classes[item.id] and pool.wants(item, args, ready):
-                                        pool.submit((item, frame, it, dead), args)
-                                        continue  # its token stays outstanding until the result comes back
-                                    out = item.kernel(*args)
-                                    outputs = out if item.multi_output else (out,)
-                                else:
-                                    outputs, exc, *times = done  # the firing's real start and end
-                                    if exc is not None:
-                                        raise exc
+                            else:  # ScheduleReady: an expensive kernel may go to the inter-op pool (inter_op.py)
+                                out, times = pool.run((item, frame, it, dead), args, ready)
+                                if out is pool.SUBMITTED:
+                                    continue  # on a worker: the token stays outstanding until its result is back
+                            outputs = out if item.multi_output else (out,)
                         elif kind == SWITCH:
                             data, pred = it.inputs[start], it.inputs[start + 1]
                             if np.ndim(pred) != 0:

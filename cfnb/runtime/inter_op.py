@@ -101,6 +101,25 @@ class Pool:
         self._jobs = queue.SimpleQueue()
         self._workers = []
 
+    SUBMITTED = object()
+
+    def run(self, token, args, ready):
+        """(kernel output, (start, end) on the worker or None inline) for a NORMAL node's token, or (SUBMITTED, None)
+        when its kernel went to a worker. A token back from a worker takes its result; a failure is raised here, on
+        the executor thread, where the executor locates it as any kernel's (`Executor._located`)."""
+        item = token[0]
+        if self.results:
+            done = self.results.pop((item.id, id(token[2])), None)
+            if done is not None:
+                out, exc, start, end = done
+                if exc is not None:
+                    raise exc
+                return out, (start, end)
+        if self.classes[item.id] and self.wants(item, args, ready):
+            self.submit(token, args)
+            return self.SUBMITTED, None
+        return item.kernel(*args), None
+
     def wants(self, item, args, ready):
         """Whether to run this kernel on a worker. As in `ScheduleReady`, an expensive kernel stays on the device's
         thread when that thread has nothing else ready to do (TensorFlow's `curr_expensive_node`): a hand-off
@@ -148,8 +167,7 @@ class Pool:
                 item = token[0]
                 start = time.perf_counter()
                 try:
-                    out = item.kernel(*args)
-                    result = (out if item.multi_output else (out,)), None
+                    result = item.kernel(*args), None
                 except BaseException as e:  # noqa: BLE001 - the executor thread reports it as it would inline
                     result = None, e
                 complete(self.endpoint, token, (*result, start, time.perf_counter()))

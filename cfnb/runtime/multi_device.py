@@ -144,14 +144,14 @@ class MultiDeviceExecutor:
         self._call = _CallFrame()
         self._lock = threading.Lock()
         self.executors = []
+        self.inter_op = {}  # device -> its inter_op.InterOp, or None where kernels run on the device's thread
         for gdef in self.partition_graphs:
             g = graph_from_partition(gdef)
             exe = compile_graph(g, [], list(g._ops), [], self._kernel_factory(make_kernel))
-            executor = Executor(exe)
             # A GPU kernel ties up little of the host (TensorFlow's OpKernel marks it inexpensive): only CPUs pool.
-            if inter_op_threads > 0 and "GPU" not in gdef.device.upper():
-                executor.inter_op = InterOp(exe, inter_op_threads)
-            self.executors.append((gdef.device, executor))
+            pooled = inter_op_threads > 0 and "GPU" not in gdef.device.upper()
+            self.inter_op[gdef.device] = InterOp(exe, inter_op_threads) if pooled else None
+            self.executors.append((gdef.device, Executor(exe)))
 
     def _kernel_factory(self, make_kernel):
         call = self._call
@@ -182,6 +182,8 @@ class MultiDeviceExecutor:
                 executor.transfers = endpoint = rendezvous.endpoint(device)
                 if self.copy_in is not None:
                     endpoint.copy_in = self.copy_in(device)
+                if self.inter_op[device] is not None:
+                    endpoint.pool = self.inter_op[device].pool(endpoint)
                 if trace is not None:
                     endpoint.on_resume = trace.resume
                 stopped.append(threading.Event())
@@ -230,5 +232,7 @@ class MultiDeviceExecutor:
             failures.append(e)
             rendezvous.abort(e)
         finally:
+            if executor.transfers.pool is not None:
+                executor.transfers.pool.close()  # no worker outlives the run (after the kernels they are running)
             rendezvous.finished()
             stopped.set()
