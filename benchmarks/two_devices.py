@@ -1,11 +1,16 @@
 """Two simulated CPU devices: how much their work overlaps, and what the control loop costs per iteration.
 
 1. Overlap. A while_loop carries two independent chains, `a = tanh(a @ W)` on CPU:0 and `b = tanh(b @ W)` on
-   CPU:1 (256x256 float32, 40 iterations). Partitioned, each device runs its own executor thread; the
-   predicate comes from CPU:0 every iteration, and with parallel_iterations=10 CPU:0 may run ahead. numpy's
-   matmul releases the GIL, so the two threads really compute at once. Printed: ms per run on one device and
-   on two (ratio), and the overlap fraction of a traced run (the share of the run during which both
-   devices were inside a firing, from `cfnb.viz.Timeline`).
+   CPU:1 (256x256 float32, 40 iterations). The loop itself (its Merge, Switch, Identity and NextIteration for every
+   loop variable, and the predicate) is on CPU:0, where the `while_loop` call's device scope puts it, as in
+   TensorFlow: so `b` crosses to CPU:1 and back every iteration (partition graphs: `_Send` of while/Identity_2 and
+   `_Recv` of while/Tanh_1 on CPU:0), and b's chain is a serial round trip, while CPU:0 may run `a` ahead
+   (parallel_iterations=10). numpy's matmul releases the GIL, so the two device threads really compute at once.
+   Printed: ms per run on one device; on two devices with every kernel on its device's thread (the default) and
+   with an inter-op pool of two workers per device (`inter_op_parallelism_threads=2`, runtime/inter_op.py: CPU:0
+   can forward b's value while a's matmul runs); and the floor, the same two-device loop with `a` left untouched
+   (only b's round trip), which no scheduling on CPU:0 can beat. Then the overlap fraction of a traced run of each
+   (the share of the run during which both devices were inside a firing, from `cfnb.viz.Timeline`).
 2. Predicate broadcast. The scalar loop `(i + 1, s + 1.5) while i < n` (n = 5,000) with everything on CPU:0,
    then with the whole `s` chain (its Merge, Switch, body and NextIteration) on CPU:1: the only tensor
    crossing devices each iteration is the LoopCond, which CPU:0 sends to CPU:1's control loop. Then with
