@@ -4,7 +4,8 @@ traced and waited for exactly like kernels computed on the device's own thread.
 - a kernel that fails on a worker raises the same error type and message (naming the node and its frame) as the
   same kernel inline on two devices, and the same type and text as on one device;
 - a device whose only work is a kernel in flight is not idle: the rendezvous must not call the run stuck while
-  the other device waits for that kernel's output (a slowed-down kernel makes the window wide);
+  the other device waits for that kernel's output (a slowed-down kernel makes the window wide); a deadline still
+  ends such a run, and says what was computing;
 - a traced run records each pooled firing once, on its device, with the worker's start and end times;
 - single-device runs never start a worker, whatever the settings; nor do two devices by default.
 """
@@ -52,27 +53,29 @@ def _bad_matmul_in_loop(two_devices):
     return graph, x, w, out
 
 
-def _error_of(two_devices, threads):
+def _error_of(two_devices, threads, submitted):
     graph, x, w, out = _bad_matmul_in_loop(two_devices)
     config = tf.ConfigProto(device_count=TWO_CPUS, inter_op_parallelism_threads=threads)
     with tf.Session(graph=graph, config=config) as sess:
         feed = {x: np.ones((4, 4), np.float32), w: np.ones((4, 4), np.float32)}
         assert sess.run(out, feed).shape == (4, 4)  # well-shaped inputs run
+        submitted.clear()
         with pytest.raises(errors.OpError) as info:
             sess.run(out, {x: np.ones((4, 4), np.float32), w: np.ones((3, 2), np.float32)})
     return type(info.value), info.value.message, info.value.op.name
 
 
-def test_a_pooled_kernel_fails_like_an_inline_one(submitted):
-    pooled = _error_of(True, 2)
-    assert "while/mm" in submitted  # the MatMul really ran on a worker
-    n_pooled = len(submitted)
-    inline = _error_of(True, -1)
-    assert len(submitted) == n_pooled  # inter_op_parallelism_threads=-1: every kernel on the device's thread
-    assert _error_of(True, 0) == inline  # so does the default
-    assert len(submitted) == n_pooled
-    one_device = _error_of(False, 2)
-    assert len(submitted) == n_pooled  # one device: no pool at all
+def test_a_pooled_kernel_fails_like_an_inline_one(monkeypatch, submitted):
+    # Every MatMul goes to the pool, even when its device has nothing else ready (Pool.wants would keep it).
+    monkeypatch.setattr(inter_op.Pool, "wants", lambda pool, item, args, ready: item.op.type == "MatMul")
+    pooled = _error_of(True, 2, submitted)
+    assert submitted == ["while/mm"]  # the failing MatMul ran on a worker
+    inline = _error_of(True, -1, submitted)
+    assert submitted == []  # inter_op_parallelism_threads=-1: every kernel on the device's thread
+    assert _error_of(True, 0, submitted) == inline  # so does the default
+    assert submitted == []
+    one_device = _error_of(False, 2, submitted)
+    assert submitted == []  # one device: no pool at all
     assert pooled == inline
     assert pooled[0] is errors.InvalidArgumentError and pooled[2] == "while/mm"
     assert "[[node while/mm (MatMul) in frame 'while/while_context'" in pooled[1]
@@ -82,10 +85,8 @@ def test_a_pooled_kernel_fails_like_an_inline_one(submitted):
     assert _workers() == []
 
 
-def test_a_kernel_in_flight_is_not_a_stuck_run(monkeypatch, submitted):
-    """CPU:0's only work is a slow pooled kernel whose output CPU:1 waits for: both executors wait, neither inbox
-    holds anything, yet the run is not stuck."""
-    monkeypatch.setattr(inter_op, "POOL_EVERY_KERNEL", True)
+def _slow_kernel_session(seconds):
+    """CPU:0 computes `slow` (a kernel that sleeps), CPU:1 waits for it."""
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, [], name="x")
@@ -100,12 +101,31 @@ def test_a_kernel_in_flight_is_not_a_stuck_run(monkeypatch, submitted):
         kernel = make_kernel(op)
         if op.name != "slow":
             return kernel
-        return lambda v: (time.sleep(0.3), kernel(v))[1]
+        return lambda v: (time.sleep(seconds), kernel(v))[1]
 
     sess._make_kernel = make_slow
+    return sess, x, out
+
+
+def test_a_kernel_in_flight_is_not_a_stuck_run(monkeypatch, submitted):
+    """CPU:0's only work is a slow pooled kernel whose output CPU:1 waits for: both executors wait, neither inbox
+    holds anything, yet the run is not stuck."""
+    monkeypatch.setattr(inter_op, "POOL_EVERY_KERNEL", True)
+    sess, x, out = _slow_kernel_session(0.3)
     assert sess.run(out, {x: 0.5}) == pytest.approx(np.cos(np.sin(0.5)))
     assert "slow" in submitted
     assert _workers() == []
+
+
+def test_a_deadline_passes_while_a_kernel_is_in_flight(monkeypatch, submitted):
+    monkeypatch.setattr(inter_op, "POOL_EVERY_KERNEL", True)
+    sess, x, out = _slow_kernel_session(1.0)
+    with pytest.raises(errors.DeadlineExceededError) as info:
+        sess.run(out, {x: 0.5}, options=tf.RunOptions(timeout_in_ms=200))
+    assert "slow" in submitted
+    assert "1 kernel(s) still computing on CPU:0's inter-op workers" in info.value.message
+    assert "slow/_" in info.value.message  # and CPU:1's Recv, waiting for it
+    assert _workers() == []  # the run ended after its worker did
 
 
 def test_a_traced_pooled_run_records_each_firing_on_its_device(submitted):

@@ -110,7 +110,8 @@ class Rendezvous:
             self._cond.notify_all()
 
     def _waiting_text(self):
-        rows = []
+        rows = [f"{ep.in_flight} kernel(s) still computing on {short_name(ep.device)}'s inter-op workers"
+                for ep in self._endpoints if ep.in_flight]
         for key, (endpoint, token) in sorted(self._waiting.items(), key=lambda kv: (kv[1][0].device, kv[1][1][0].name)):
             item = token[0]
             rows.append(f"{item.name} on {short_name(endpoint.device)} ({_where(key)}) waits for "
