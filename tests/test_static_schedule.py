@@ -3,6 +3,8 @@
 Property tests (hypothesis) draw trip counts, inputs and nesting; every program runs through the
 static schedule, the executor with the `parallel_iterations` it was built with, and plain Python.
 """
+import re
+
 import numpy as np
 import pytest
 from conftest import run
@@ -120,3 +122,28 @@ def test_loop_invariant_dead_while_loop_variables_live():
         for static in (True, False):
             with tf.Session(config=tf.ConfigProto(static_schedule=static)) as sess:
                 assert sess.run(out, {x: 2.0, p: pred}) == want
+
+
+def test_a_lowered_functional_loop_costs_what_the_v1_loop_costs():
+    """The inliner's nodes (input_control_node NoOps, input/output Identities under them; passes/lowering.py) are
+    always live in a static frame: the generated loop reads through them and calls no NoOp kernel, so it has the
+    same lines as the loop control flow v1 builds, plus while_v2's counter."""
+    def loop_lines(v2):
+        g = tf.Graph()
+        with g.as_default():
+            toggle = tf.enable_control_flow_v2 if v2 else tf.disable_control_flow_v2
+            toggle()
+            try:
+                n = tf.placeholder(tf.int32, [])
+                r = tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + 2), [0, 0])
+            finally:
+                tf.disable_control_flow_v2()
+            sess = tf.Session(graph=g)
+            assert list(sess.run(r, {n: 5})) == [5, 10]
+            source = sess._executor(list(r), [], [n]).static.source
+        body = source[source.index("while True:"):source.index("_iters[-1] += 1")]
+        return [line.split("#")[0].strip() for line in body.splitlines() if line.strip()]
+
+    v1, v2 = loop_lines(False), loop_lines(True)
+    assert not any(line.startswith("_ = k") or re.fullmatch(r"v\d+ = [mv]\d+", line) for line in v2), v2
+    assert len(v2) == len(v1) + 1  # while_v2's own iteration counter (TensorFlow's loop_counter) is one more add

@@ -215,11 +215,20 @@ class Codegen:
             self.set_ref(nid, "live", "LIVE", False)
             return
         refs, test = self.dead_test(item)
-        if kind in (NEXT, EXIT) or (kind == NORMAL and op.type in _ALIAS_TYPES and not item.control_in):
+        # A control input that can never be dead orders nothing here (the schedule is already in order): the
+        # inliner's Identities under an input_control_node (passes/lowering.py) cost no line.
+        controls_live = not any(self.liveness_ref(src)[1] for src in item.control_in)
+        if kind in (NEXT, EXIT) or (kind == NORMAL and op.type in _ALIAS_TYPES and controls_live):
             # Identities: no code, consumers read the input directly.
             src, port = item.in_edges[0]
             self.set_ref(nid, 0, refs[0], self.maybe_dead[(src, port)])
             self.set_ref(nid, "live", refs[0], self.maybe_dead[(src, port)])
+            return
+        if kind == NORMAL and op.type == "NoOp":
+            # Nothing to compute: only its liveness, which control edges read (a NoOp is dead iff an input is).
+            if test:
+                self.emit(indent, f"l{nid} = DEAD if {test} else LIVE")
+            self.set_ref(nid, "live", f"l{nid}" if test else "LIVE", bool(test))
             return
         if kind == NORMAL and op.type == "Const" and not test:
             defaults[f"c{nid}"] = op.get_attr("value")
