@@ -17,21 +17,19 @@ class Conditions:
         return isinstance(v, cfnb.Tensor)
 
     def and_(self, values, line):
-        result = values[0]
-        for v in values[1:]:
-            if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_and(truth(result), truth(v))
-            else:
-                result = result and v
-        return result
+        return self._chain(values, cfnb.logical_and, lambda a, b: a and b)
 
     def or_(self, values, line):
+        return self._chain(values, cfnb.logical_or, lambda a, b: a or b)
+
+    def _chain(self, values, graph_op, python_op):
+        """`a and b and c` (or `or`) left to right: Python's operator until a tensor joins, then the graph op."""
         result = values[0]
         for v in values[1:]:
             if self._is_tensor(result) or self._is_tensor(v):
-                result = cfnb.logical_or(truth(result), truth(v))
+                result = graph_op(truth(result), truth(v))
             else:
-                result = result or v
+                result = python_op(result, v)
         return result
 
     def eq(self, a, b, line):

@@ -43,32 +43,38 @@ def default_session(session):
 def eval_using_default_session(tensors, feed_dict, graph, session=None):
     """`Tensor.eval()`: run `tensors` of `graph` in `session`, or in the default session (TensorFlow's
     `ops._eval_using_default_session`); a session on another graph is refused by name."""
-    if session is None:
-        session = get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate tensor using `eval()`: No default session is registered. Use "
-                             "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`")
-        if session.graph is not graph:
-            raise ValueError("Cannot use the default session to evaluate tensor: the tensor's graph is different "
-                             "from the session's graph. Pass an explicit session to `eval(session=sess)`.")
-    elif session.graph is not graph:
-        raise ValueError("Cannot use the given session to evaluate tensor: the tensor's graph is different from "
-                         "the session's graph.")
+    session = _session_for(
+        graph, session,
+        "Cannot evaluate tensor using `eval()`: No default session is registered. Use `with sess.as_default()` or "
+        "pass an explicit session to `eval(session=sess)`",
+        "Cannot use the default session to evaluate tensor: the tensor's graph is different from the session's "
+        "graph. Pass an explicit session to `eval(session=sess)`.",
+        "Cannot use the given session to evaluate tensor: the tensor's graph is different from the session's graph.")
     return session.run(tensors, feed_dict)
 
 
 def run_using_default_session(operation, feed_dict, graph, session=None):
     """`Operation.run()`: as `eval_using_default_session`, for an op (TensorFlow's
     `ops._run_using_default_session`)."""
+    session = _session_for(
+        graph, session,
+        "Cannot execute operation using `run()`: No default session is registered. Use `with sess.as_default():` "
+        "or pass an explicit session to `run(session=sess)`",
+        "Cannot use the default session to execute operation: the operation's graph is different from the "
+        "session's graph. Pass an explicit session to run(session=sess).",
+        "Cannot use the given session to execute operation: the operation's graph is different from the session's "
+        "graph.")
+    session.run(operation, feed_dict)
+
+
+def _session_for(graph, session, no_default, default_elsewhere, given_elsewhere):
+    """`session`, or the default one, when it runs `graph`; otherwise TensorFlow's ValueError with these texts."""
     if session is None:
         session = get_default_session()
         if session is None:
-            raise ValueError("Cannot execute operation using `run()`: No default session is registered. Use "
-                             "`with sess.as_default():` or pass an explicit session to `run(session=sess)`")
+            raise ValueError(no_default)
         if session.graph is not graph:
-            raise ValueError("Cannot use the default session to execute operation: the operation's graph is "
-                             "different from the session's graph. Pass an explicit session to run(session=sess).")
+            raise ValueError(default_elsewhere)
     elif session.graph is not graph:
-        raise ValueError("Cannot use the given session to execute operation: the operation's graph is different "
-                         "from the session's graph.")
-    session.run(operation, feed_dict)
+        raise ValueError(given_elsewhere)
+    return session

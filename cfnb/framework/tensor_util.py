@@ -213,13 +213,9 @@ def _leaves(value):
 
 
 def _elements(value):
-    """The scalars of a (nested) Python list; a Tensor among them is refused as `infer_dtype` does."""
-    if isinstance(value, Tensor):
-        raise TypeError("A list holding Tensors cannot become a constant: use cfnb.stack.")
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _elements(v)
-    elif isinstance(value, np.ndarray):
-        yield from value.reshape(-1)
-    else:
-        yield value
+    """The scalars of a (nested) Python list, numpy arrays opened; a Tensor among them is refused as in `_leaves`."""
+    for leaf in _leaves(value):
+        if isinstance(leaf, np.ndarray):
+            yield from leaf.reshape(-1)
+        else:
+            yield leaf

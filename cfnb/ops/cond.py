@@ -48,24 +48,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         for t in (p_1, pivot_1, pivot_2, pred):  # inside the cond, as TensorFlow marks them
             g.prevent_fetching(t.op)
 
-        context_t = CondContext(pred, pivot_1, branch=1)
-        try:
-            context_t.Enter()
-            orig_res_t, res_t = context_t.BuildCondBranch(true_fn)
-            if orig_res_t is None:
-                raise ValueError(f"cond '{label}': 'true_fn' must have a return value.")
-            context_t.ExitResult(res_t)
-        finally:
-            context_t.Exit()
-        context_f = CondContext(pred, pivot_2, branch=0)
-        try:
-            context_f.Enter()
-            orig_res_f, res_f = context_f.BuildCondBranch(false_fn)
-            if orig_res_f is None:
-                raise ValueError(f"cond '{label}': 'false_fn' must have a return value.")
-            context_f.ExitResult(res_f)
-        finally:
-            context_f.Exit()
+        orig_res_t, res_t = _build_branch(true_fn, CondContext(pred, pivot_1, branch=1), label, "true_fn")
+        orig_res_f, res_f = _build_branch(false_fn, CondContext(pred, pivot_2, branch=0), label, "false_fn")
 
         if not strict:
             orig_res_t = unpack_if_singleton(orig_res_t)
@@ -86,3 +70,16 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if not strict:
             merges = unpack_if_singleton(merges)
         return merges
+
+
+def _build_branch(fn, context, label, which):
+    """(fn's own result, its tensors as the branch outputs): `fn` called inside its CondContext."""
+    try:
+        context.Enter()
+        original, result = context.BuildCondBranch(fn)
+        if original is None:
+            raise ValueError(f"cond '{label}': '{which}' must have a return value.")
+        context.ExitResult(result)
+    finally:
+        context.Exit()
+    return original, result
