@@ -7,7 +7,7 @@ import pytest
 from conftest import run
 
 import cfnb as tf
-from cfnb.runtime import buffer_forwarding
+from cfnb.runtime.fastpath import buffer_forwarding
 
 
 @pytest.fixture

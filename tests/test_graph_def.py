@@ -64,7 +64,7 @@ def test_every_program_has_a_recorded_graph_def():
 @pytest.mark.parametrize("mode", MODES)
 def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
     """(v1 hessians_cond_*: TensorFlow's tf.hessians loop reads a loop invariant from a cond's gradient, dead while
-    the loop runs; the static schedule used to return the whole loop dead, see static_schedule.emit_child_call.)"""
+    the loop runs; the static schedule used to return the whole loop dead, see fastpath.codegen.emit_child_call.)"""
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")

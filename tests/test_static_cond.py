@@ -1,5 +1,5 @@
-"""Conds compiled to Python `if`/`else` in the static schedule (runtime/static_cond.py) and kernels
-written inline (runtime/static_inline.py) compute what the tagged-token executor computes, bit for bit,
+"""Conds compiled to Python `if`/`else` in the static schedule (runtime/fastpath/cond_to_if.py) and kernels
+written inline (runtime/fastpath/inline_kernels.py) compute what the tagged-token executor computes, bit for bit,
 and run the ops the executor runs: the untaken branch's stateful ops and prints never run.
 
 Random programs (hypothesis) put conds, nested conds and integer/float arithmetic in a loop body;
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cfnb as tf
-from cfnb.runtime.static_schedule import compile_static
+from cfnb.runtime.fastpath.schedule import compile_static
 
 DTYPES = [tf.int32, tf.int64, tf.float32, tf.float64]
 BINARY = ["add", "sub", "mul", "mod", "floordiv", "max"]

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cfnb as tf
-from cfnb.runtime.static_schedule import compile_static
+from cfnb.runtime.fastpath.schedule import compile_static
 
 
 def _both(fetches, feeds=None):

@@ -17,8 +17,8 @@ import numpy as np
 from ..framework import errors
 from ..passes.output_liveness import needed_loop_vars
 from .executor import Executor
+from .fastpath.schedule import compile_static
 from .graph_compiler import compile_graph
-from .static_schedule import compile_static
 
 
 class FunctionRuntime:

@@ -8,7 +8,7 @@ of the client device's partition, TensorFlow's call frame.
 
 The devices are simulated: each is a Python thread, so two devices overlap in time whenever one waits
 (for a Recv, or inside numpy, which releases the GIL) while the other computes. The static schedule
-(static_schedule.py) never runs a partition: partitions always go to the tagged-token executor, which
+(fastpath/schedule.py) never runs a partition: partitions always go to the tagged-token executor, which
 knows how to park a Recv. With `inter_op_parallelism_threads` > 0 each CPU device's executor hands its expensive
 kernels (matrix products, large element-wise ops) to a worker pool of its own, TensorFlow's inter-op parallelism
 (runtime/inter_op.py), so that its control flow and transfers go on while a kernel computes.

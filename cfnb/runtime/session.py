@@ -27,6 +27,7 @@ from .config_options import GraphOptions
 from .device_memory import DeviceMemory
 from .devices import DeviceSet
 from .executor import Executor
+from .fastpath.schedule import compile_static
 from .function_runtime import FunctionRuntime
 from .gpu_options import device_count_with_gpus
 from .graph_compiler import ROOT, compile_graph
@@ -34,7 +35,6 @@ from .inter_op import pool_threads
 from .memory import MemoryLog
 from .multi_device import MultiDeviceExecutor, partition_graphs, warn_strict_function_devices
 from .placer import place
-from .static_schedule import compile_static
 from .trace import Trace, TraceLimitReached
 
 
@@ -83,7 +83,7 @@ class ConfigProto:
             setattr(self, key, value)
         self.lower_functional_ops = lower_functional_ops
         # cfnb's own switch: run well-formed loops through the precompiled schedule when no
-        # trace or timeout is asked for (see runtime/static_schedule.py); False always interprets.
+        # trace or timeout is asked for (see runtime/fastpath/schedule.py); False always interprets.
         self.static_schedule = static_schedule
 
 

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from ..ops import math_ops
+from ...ops import math_ops
 
 # Kernels that *are* a Python operator: the expression is exactly the call.
 _OPERATORS = {

@@ -7,7 +7,7 @@ Switch's false side and one LoopCond per frame (TensorFlow's `WhileContext._Buil
 imported or built by hand with the primitives) raises NotStatic, and the tagged-token executor,
 which runs every graph by TensorFlow's rules, takes over.
 """
-from .graph_compiler import ENTER, EXIT, MERGE, NEXT, NORMAL, SWITCH
+from ..graph_compiler import ENTER, EXIT, MERGE, NEXT, NORMAL, SWITCH
 
 
 class NotStatic(Exception):

@@ -1,19 +1,19 @@
-"""The static schedule's code generator: one Python function per while frame (see static_schedule.py).
+"""The static schedule's code generator: one Python function per while frame (see schedule.py).
 
 Each node becomes one line of the frame's function (or none: identities are read through), in an
 order that respects the frame's edges; a node whose input may be dead gets a test that makes it
 dead without running its kernel. Kernels that are Python operators on numpy scalars are written
-inline (static_inline.py), well-formed conds become an `if`/`else` (static_cond.py), and element-wise
+inline (inline_kernels.py), well-formed conds become an `if`/`else` (cond_to_if.py), and element-wise
 ops whose input dies with them may write into it (buffer_forwarding.py). A line that calls a kernel
 ends with `# @<node id>`, which is how a failure is located: nothing is recorded while all goes well.
 """
 import numpy as np
 
-from ..framework import errors
-from ..ops import int_overflow
-from . import buffer_forwarding, static_cond, static_inline
-from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
-from .static_loop_form import NotStatic, analyse_loop
+from ...framework import errors
+from ...ops import int_overflow
+from ..graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
+from . import buffer_forwarding, cond_to_if, inline_kernels
+from .loop_form import NotStatic, analyse_loop
 
 
 class _Dead:
@@ -25,7 +25,7 @@ class _Dead:
 
 DEAD = _Dead()
 LIVE = True
-_ALIAS_TYPES = static_cond.ALIAS_TYPES
+_ALIAS_TYPES = cond_to_if.ALIAS_TYPES
 
 
 class Codegen:
@@ -108,9 +108,9 @@ class Codegen:
         return units, owner
 
     def fold_conds(self, units, owner, structural):
-        """Make each well-formed cond among the units one unit of its own (static_cond.py)."""
+        """Make each well-formed cond among the units one unit of its own (cond_to_if.py)."""
         nodes = [it for key, members in units.items() if key[0] == "node" for it in members]
-        for cond in static_cond.find_conds(self, nodes, structural):
+        for cond in cond_to_if.find_conds(self, nodes, structural):
             members = cond.members()
             if not members <= owner.keys():
                 continue
@@ -158,7 +158,7 @@ class Codegen:
     # --- emitting -------------------------------------------------------------------------
     def emit_unit(self, key, members, indent, defaults):
         if key[0] == "cond":
-            static_cond.emit_cond(self, self.conds[key], indent, defaults)
+            cond_to_if.emit_cond(self, self.conds[key], indent, defaults)
             return
         if key[0] == "frame":
             self.emit_child_call(key[1], members, indent)
@@ -296,7 +296,7 @@ class Codegen:
         call = f"k{nid}({', '.join(refs)})"
         if f"k{nid}" not in self.forward_sites and item.num_outputs == 1 and not item.multi_output:
             constants = {r: defaults[r] for r in refs if r.startswith("c") and r in defaults}
-            call = static_inline.inline_expression(item, refs, f"k{nid}", constants, defaults) or call
+            call = inline_kernels.inline_expression(item, refs, f"k{nid}", constants, defaults) or call
         n_out = item.num_outputs
         if item.multi_output:
             targets = [f"v{nid}_{p}" for p in range(n_out)]

@@ -10,7 +10,7 @@ forwards the taken side's value. That is exactly
     else:      <false branch's ops>; merge = false value
 
 so for a cond of that shape the generated code says so, instead of producing and testing a dead
-token per Switch output and per branch op (static_codegen.py's general rule). What makes a cond
+token per Switch output and per branch op (codegen.py's general rule). What makes a cond
 well-formed, and so compiled this way:
 
 - its Switches read one predicate (one tensor) and have no control edges;
@@ -26,7 +26,7 @@ else (a branch value read past its Merge, a Merge joining a branch with an outsi
 general rule, which is always right. A dead predicate makes every Merge dead; a dead value entering
 a Switch is dead on the taken side, where the general rule handles it, as the executor does.
 """
-from .graph_compiler import ENTER, EXIT, MERGE, NEXT, NORMAL, SWITCH
+from ..graph_compiler import ENTER, EXIT, MERGE, NEXT, NORMAL, SWITCH
 
 ALIAS_TYPES = {"Identity", "LoopCond", "StopGradient", "Snapshot", "PreventGradient"}  # value-preserving
 

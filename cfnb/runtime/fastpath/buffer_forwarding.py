@@ -8,7 +8,7 @@ hand-written numpy.
 
 The static schedule does the same, in two halves:
 
-- *statically* (forward_dead_inputs, on the code static_codegen.py generates), an input can be
+- *statically* (forward_dead_inputs, on the code codegen.py generates), an input can be
   forwarded only if it is a local variable of the generated code that no later line reads, so the
   value is dead once this op has run;
 - *at run time* (here), only if no one else holds the array either: its reference count is the

@@ -2,7 +2,7 @@
 
 The tagged-token executor (executor.py) decides at run time, token by token, what may run. For a
 loop built by `while_loop` that decision has the same answer every iteration, so it can be made
-once, when the graph is compiled. static_codegen.py turns each while frame into a Python function
+once, when the graph is compiled. codegen.py turns each while frame into a Python function
 (generated source, one line per node) that runs the frame's iterations one after another:
 
     merges <- Enter values
@@ -14,7 +14,7 @@ Dead tensors keep their meaning: a value may be the `DEAD` sentinel; Switches in
 (conds) produce it, a node with a dead input is dead without running its kernel, a Merge takes
 its live input, and a frame entered with dead inputs returns dead Exits (a loop in an untaken
 branch). A well-formed cond (Switches on one predicate, two branches, Merges) becomes a Python
-`if`/`else` that runs only the taken branch (static_cond.py), which is what the dead tokens of the
+`if`/`else` that runs only the taken branch (cond_to_if.py), which is what the dead tokens of the
 untaken branch amount to. Nested loops are calls of the inner frame's function from the outer
 frame's code, once per outer iteration, as an inner frame instance is created per outer iteration
 by the executor.
@@ -32,11 +32,11 @@ import itertools
 
 import numpy as np
 
-from ..framework import errors
-from ..ops import int_overflow
-from .graph_compiler import ROOT
-from .static_codegen import DEAD, LIVE, Codegen
-from .static_loop_form import NotStatic
+from ...framework import errors
+from ...ops import int_overflow
+from ..graph_compiler import ROOT
+from .codegen import DEAD, LIVE, Codegen
+from .loop_form import NotStatic
 
 __all__ = ["DEAD", "LIVE", "StaticSchedule", "compile_static"]
 
