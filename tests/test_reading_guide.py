@@ -68,9 +68,9 @@ def _close(actual, stated, tolerance=TOLERANCE):
 
 
 def test_the_checker_finds_definitions_and_refuses_missing_ones():
-    assert _definition_span("cfnb/runtime/executor.py", "Executor.run") > 20
+    assert _definition_span("cfnb/runtime/executor.py", "ExecutorState.run") > 10
     assert _definition_span("cfnb/runtime/executor.py", "FrameState") > 5
-    assert _definition_span("cfnb/runtime/executor.py", "Executor.no_such_method") is None
+    assert _definition_span("cfnb/runtime/executor.py", "ExecutorState.no_such_method") is None
     assert _definition_span("cfnb/runtime/executor.py", "NoSuchClass") is None
     assert _definition_span("cfnb/no_such_module.py", "f") is None
 

@@ -8,6 +8,7 @@ is activated in the parent frame and the Exit in the child, exactly as in Tensor
 Compiling once per (fetches, feeds, targets) is what keeps `Session.run` in a loop cheap.
 """
 from collections import deque
+from typing import NamedTuple
 
 from ..framework import errors
 from ..framework.registry import get_op_def
@@ -24,15 +25,27 @@ _KIND_OF_TYPE = {"Switch": SWITCH, "RefSwitch": SWITCH, "Merge": MERGE, "RefMerg
                  "RefNextIteration": NEXT, "ControlTrigger": TRIGGER, "_Send": SEND, "_Recv": RECV,
                  "_HostRecv": RECV}
 ROOT = ""
+CONTROL = -1  # the source port of a control edge
+
+
+class OutEdge(NamedTuple):
+    """An edge as the executor follows it, from its source (TensorFlow's `EdgeInfo` and `ControlEdgeInfo`)."""
+
+    src_port: int       # the source's output, or CONTROL
+    dst: "NodeItem"     # the consumer
+    input_slot: int     # where the value lands in an iteration's input slots (the consumer's `input_start` +
+    #                     its input index); -1 for a control edge
+    pending_id: int     # the consumer's pending and dead counts in an iteration
+    dst_is_merge: bool  # a Merge counts its inputs its own way
 
 
 class NodeItem:
     """Everything the executor needs about one node, precomputed (TensorFlow's `NodeItem`)."""
 
     __slots__ = ("id", "op", "name", "kind", "kernel", "num_inputs", "input_start", "out_edges",
-                 "control_out", "pending_init", "frame", "frame_name", "is_constant", "parallel_iterations",
-                 "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id", "in_edges", "control_in",
-                 "reachable")
+                 "merge_or_trigger_consumer", "pending_init", "frame", "frame_name", "is_constant",
+                 "parallel_iterations", "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id",
+                 "in_edges", "control_in", "reachable")
 
     def __init__(self, id, op, name, kind):
         self.id = id
@@ -42,8 +55,8 @@ class NodeItem:
         self.kernel = None
         self.num_inputs = 0
         self.input_start = 0
-        self.out_edges = []      # (src_port, dst_id, dst_input_location, dst_pending_id, dst_is_merge)
-        self.control_out = []    # dst ids
+        self.out_edges = []      # OutEdges: the data edges, then the control edges
+        self.merge_or_trigger_consumer = False  # a consumer counts its inputs its own way (executor.activate)
         self.pending_init = 0
         self.frame = None        # FrameInfo this node is activated in
         self.frame_name = ROOT   # for Enter: the child frame it enters
@@ -150,12 +163,6 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     for k, t in enumerate(fetch_tensors):
         dst = items[len(ops) + len(feed_tensors) + k]
         in_edges[dst.id].append(source_of(t))
-    for dst_id, edges in enumerate(in_edges):
-        for slot, (src, port) in enumerate(edges):
-            src.out_edges.append((port, dst_id, slot, items[dst_id].kind == MERGE))
-    for dst_id, srcs in enumerate(control_in):
-        for src in srcs:
-            src.control_out.append(dst_id)
     for item in items:
         item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
         item.control_in = [src.id for src in control_in[item.id]]
@@ -177,10 +184,16 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
             offset += item.num_inputs
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
+    # Each source's out-edges in consumer order: its data edges, then its control edges.
+    control_out = [[] for _ in items]
+    for dst in items:
+        for slot, (src, port) in enumerate(in_edges[dst.id]):
+            src.out_edges.append(OutEdge(port, dst, dst.input_start + slot, dst.pending_id, dst.kind == MERGE))
+        for src in control_in[dst.id]:
+            control_out[src.id].append(OutEdge(CONTROL, dst, -1, dst.pending_id, dst.kind == MERGE))
     for item in items:
-        item.out_edges = [(port, dst, items[dst].input_start + slot, items[dst].pending_id, is_merge)
-                          for port, dst, slot, is_merge in item.out_edges]
-        item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
+        item.out_edges += control_out[item.id]
+        item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
     live = None
     for item in items:
         if item.op is not None:
