@@ -54,7 +54,9 @@ class RunMetadata:
     """Filled by a traced run: `trace` (a cfnb Trace), `step_stats` (the same firings) and `memory`
     (a MemoryLog: bytes held by each history stack over the run, and the peak); with
     `RunOptions(output_partition_graphs=True)`, `partition_graphs`: one GraphDef-like object per device,
-    whose `.node` entries have `.name`, `.op`, `.input` and `.device` as in TensorFlow."""
+    whose `.node` entries have `.name`, `.op`, `.input` and `.device` as in TensorFlow; and, from any run,
+    `static_schedule`: the precompiled schedule that ran, whose `.source` is its generated code (None when the
+    tagged-token executor ran the graph)."""
 
     def __init__(self):
         self.trace = None
@@ -62,6 +64,9 @@ class RunMetadata:
         self.memory = None
         self.partition_graphs = []
         self.memory_timeline = None  # cfnb's own: per-device memory over the run, when the Session has GPUs
+        # cfnb's own: the precompiled schedule that ran (fastpath/schedule.py; its `.source` is the generated
+        # code), or None when the tagged-token executor did
+        self.static_schedule = None
 
 
 class ConfigProto:
@@ -179,6 +184,8 @@ class Session:
             self._running = None
             memory, self._state.memory = self._state.memory, None
             self._state.functions.deadline = None
+        if run_metadata is not None:
+            run_metadata.static_schedule = static
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
