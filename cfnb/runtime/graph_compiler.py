@@ -109,63 +109,8 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
     _check_no_cycle(ops, feed_set)
 
-    items = []
-    item_of_op = {}
-    for op in ops:
-        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
-        item.num_inputs = len(op._inputs)
-        item.num_outputs = len(op._outputs)
-        item.multi_output = get_op_def(op.type).multi_output
-        if item.kind == ENTER:
-            item.frame_name = op.get_attr("frame_name")
-            item.is_constant = op.get_attr("is_constant")
-            item.parallel_iterations = op.get_attr("parallel_iterations")
-        items.append(item)
-        item_of_op[op] = item
-
-    # One feed node per fed tensor: its consumers read the fed value instead of the producer's.
-    feed_item_of = {}
-    for k, t in enumerate(feed_tensors):
-        item = NodeItem(len(items), None, f"_feed/{t.name}", FEED)
-        item.num_outputs = 1
-        item.feed_index = k
-        items.append(item)
-        feed_item_of[t] = item
-
-    # One retval node per fetch, like TensorFlow's _Retval: it fires with the fetched value.
-    fetch_names = []
-    for k, t in enumerate(fetch_tensors):
-        item = NodeItem(len(items), None, f"_retval/{t.name}", RETVAL)
-        item.num_inputs = 1
-        item.retval_index = k
-        items.append(item)
-        fetch_names.append(t.name)
-
-    # Edges.
-    in_edges = [[] for _ in items]      # (src_item, src_port) per data input slot
-    control_in = [[] for _ in items]
-
-    def source_of(t):
-        if t in feed_item_of:
-            return feed_item_of[t], 0
-        return item_of_op[t.op], t.value_index
-
-    for op in ops:
-        dst = item_of_op[op]
-        for t in op._inputs:
-            src, port = source_of(t)
-            in_edges[dst.id].append((src, port))
-        for c in op._control_inputs:
-            if c in item_of_op:
-                control_in[dst.id].append(item_of_op[c])
-            elif c._outputs and c._outputs[0] in feed_item_of:
-                control_in[dst.id].append(feed_item_of[c._outputs[0]])
-    for k, t in enumerate(fetch_tensors):
-        dst = items[len(ops) + len(feed_tensors) + k]
-        in_edges[dst.id].append(source_of(t))
-    for item in items:
-        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
-        item.control_in = [src.id for src in control_in[item.id]]
+    items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors)
+    in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors)
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -184,7 +129,75 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
             offset += item.num_inputs
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
-    # Each source's out-edges in consumer order: its data edges, then its control edges.
+    _add_out_edges(items, in_edges, control_in)
+    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel)
+
+    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
+    return ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
+
+
+def _make_items(ops, feed_tensors, fetch_tensors):
+    """One NodeItem per op, then one feed node per fed tensor (its consumers read the fed value instead of the
+    producer's), then one retval node per fetch (TensorFlow's _Retval: it fires with the fetched value)."""
+    items = []
+    item_of_op = {}
+    for op in ops:
+        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
+        item.num_inputs = len(op._inputs)
+        item.num_outputs = len(op._outputs)
+        item.multi_output = get_op_def(op.type).multi_output
+        if item.kind == ENTER:
+            item.frame_name = op.get_attr("frame_name")
+            item.is_constant = op.get_attr("is_constant")
+            item.parallel_iterations = op.get_attr("parallel_iterations")
+        items.append(item)
+        item_of_op[op] = item
+    feed_item_of = {}
+    for k, t in enumerate(feed_tensors):
+        item = NodeItem(len(items), None, f"_feed/{t.name}", FEED)
+        item.num_outputs = 1
+        item.feed_index = k
+        items.append(item)
+        feed_item_of[t] = item
+    for k, t in enumerate(fetch_tensors):
+        item = NodeItem(len(items), None, f"_retval/{t.name}", RETVAL)
+        item.num_inputs = 1
+        item.retval_index = k
+        items.append(item)
+    return items, item_of_op, feed_item_of
+
+
+def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors):
+    """(in_edges, control_in) per item: (source item, port) per data input slot, and control sources; a fed
+    tensor's consumers (and the control edges from a fed op) read its feed node."""
+    in_edges = [[] for _ in items]
+    control_in = [[] for _ in items]
+
+    def source_of(t):
+        if t in feed_item_of:
+            return feed_item_of[t], 0
+        return item_of_op[t.op], t.value_index
+
+    for op in ops:
+        dst = item_of_op[op]
+        for t in op._inputs:
+            in_edges[dst.id].append(source_of(t))
+        for c in op._control_inputs:
+            if c in item_of_op:
+                control_in[dst.id].append(item_of_op[c])
+            elif c._outputs and c._outputs[0] in feed_item_of:
+                control_in[dst.id].append(feed_item_of[c._outputs[0]])
+    first_retval = len(items) - len(fetch_tensors)
+    for k, t in enumerate(fetch_tensors):
+        in_edges[first_retval + k].append(source_of(t))
+    for item in items:
+        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
+        item.control_in = [src.id for src in control_in[item.id]]
+    return in_edges, control_in
+
+
+def _add_out_edges(items, in_edges, control_in):
+    """Each source's OutEdges in consumer order: its data edges, then its control edges (the executor's order)."""
     control_out = [[] for _ in items]
     for dst in items:
         for slot, (src, port) in enumerate(in_edges[dst.id]):
@@ -194,18 +207,19 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     for item in items:
         item.out_edges += control_out[item.id]
         item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
+
+
+def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel):
+    """Each op's kernel, made once; a strict While computes only the loop variables the run needs
+    (output_liveness.py)."""
     live = None
     for item in items:
         if item.op is not None:
             item.kernel = make_kernel(item.op)
             if hasattr(item.kernel, "for_outputs"):
-                # A strict While computes only the loop variables the run needs (output_liveness.py).
                 if live is None:
                     live = live_outputs(ops, fetch_tensors, target_ops, feed_set)
                 item.kernel = item.kernel.for_outputs(live[item.op])
-
-    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
-    return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
 
 
 def _check_no_cycle(ops, feed_set):
