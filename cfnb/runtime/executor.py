@@ -134,7 +134,8 @@ class ExecutorState:
     def run(self):
         """Fire ready nodes until none is left (TensorFlow's `ExecutorState::RunAsync` and `Process` loop)."""
         ready, trace = self.ready, self.trace
-        popleft, process, propagate = ready.popleft, self.process, self.propagate_outputs
+        process = self.process_and_clear_inputs if self.exe.clears_inputs else self.process
+        popleft, propagate = ready.popleft, self.propagate_outputs
         steps = 0
         with np.errstate(all="ignore"):
             while ready or self.wait_for_ready():
@@ -187,6 +188,16 @@ class ExecutorState:
         except Exception as e:  # noqa: BLE001 - every kernel failure names its node
             raise executor_errors.located(errors.InvalidArgumentError(None, item.op, f"{type(e).__name__}: {e}"),
                                           item, frame, it) from e
+
+    def process_and_clear_inputs(self, item, frame, it, is_dead):
+        """`process`, then the node's input slots emptied (TensorFlow's `ClearInputs`): a value in an iteration is
+        then held only by the consumers still waiting for it, and a slice update may write into its input when it
+        is the last one (slice_update.py). Graphs without one keep their slots until the iteration ends."""
+        outputs = self.process(item, frame, it, is_dead)
+        if outputs is not PENDING and item.num_inputs:
+            start = item.input_start
+            it.inputs[start:start + item.num_inputs] = [None] * item.num_inputs
+        return outputs
 
     def propagate_outputs(self, item, frame, it, outputs):
         """Deliver a fired node's outputs (None: dead) and queue what became ready

@@ -14,6 +14,7 @@ from ..framework import errors
 from ..framework.registry import get_op_def
 from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
+from . import slice_update
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
 # SEND and RECV (transfer nodes) come last: the executor tests `kind >= SEND` once per firing.
@@ -100,17 +101,27 @@ class ExecutableGraph:
         self.fetch_names = fetch_names
         self.feed_tensors = feed_tensors
         self.root_frame = frames[ROOT]
+        # Whether the executor empties a node's input slots once it has fired (TensorFlow's ClearInputs), which
+        # a kernel that writes into its input needs (slice_update.py); otherwise an iteration keeps them.
+        self.clears_inputs = False
+        self.needed_ops = [item.op for item in items if item.op is not None]  # the graph's, before any fusion
 
 
-def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
-    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op."""
+def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, fuse=False):
+    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op. With `fuse`, an item
+    assignment `a[k] = v` runs as one slice update that may write into `a` (slice_update.py)."""
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
     _check_no_cycle(ops, feed_set)
+    needed_in_order = ops
+    updates = slice_update.find(ops) if fuse else {}
+    if updates:  # what only the item assignments read runs no more
+        needed = slice_update.needed(fetch_tensors, target_ops, feed_set, updates)
+        ops = [op for op in ops if op in needed]
 
-    items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors)
-    in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors)
+    items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)
+    in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -130,20 +141,23 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
     _add_out_edges(items, in_edges, control_in)
-    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel)
+    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates)
 
     roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
-    return ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
+    exe = ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
+    exe.clears_inputs = bool(updates)
+    exe.needed_ops = needed_in_order
+    return exe
 
 
-def _make_items(ops, feed_tensors, fetch_tensors):
+def _make_items(ops, feed_tensors, fetch_tensors, updates):
     """One NodeItem per op, then one feed node per fed tensor (its consumers read the fed value instead of the
     producer's), then one retval node per fetch (TensorFlow's _Retval: it fires with the fetched value)."""
     items = []
     item_of_op = {}
     for op in ops:
         item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
-        item.num_inputs = len(op._inputs)
+        item.num_inputs = len(slice_update.inputs_of(op, updates))
         item.num_outputs = len(op._outputs)
         item.multi_output = get_op_def(op.type).multi_output
         if item.kind == ENTER:
@@ -167,7 +181,7 @@ def _make_items(ops, feed_tensors, fetch_tensors):
     return items, item_of_op, feed_item_of
 
 
-def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors):
+def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates):
     """(in_edges, control_in) per item: (source item, port) per data input slot, and control sources; a fed
     tensor's consumers (and the control edges from a fed op) read its feed node."""
     in_edges = [[] for _ in items]
@@ -180,7 +194,7 @@ def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors):
 
     for op in ops:
         dst = item_of_op[op]
-        for t in op._inputs:
+        for t in slice_update.inputs_of(op, updates):
             in_edges[dst.id].append(source_of(t))
         for c in op._control_inputs:
             if c in item_of_op:
@@ -209,12 +223,15 @@ def _add_out_edges(items, in_edges, control_in):
         item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
 
 
-def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel):
+def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates):
     """Each op's kernel, made once; a strict While computes only the loop variables the run needs
-    (output_liveness.py)."""
+    (output_liveness.py); an item assignment's SelectV2 runs as a slice update, in place when the executor hands it
+    its target's last reference."""
     live = None
     for item in items:
-        if item.op is not None:
+        if item.op in updates:
+            item.kernel = slice_update.slice_update_kernel(updates[item.op], slice_update.LONE_IN_SLOT)
+        elif item.op is not None:
             item.kernel = make_kernel(item.op)
             if hasattr(item.kernel, "for_outputs"):
                 if live is None:

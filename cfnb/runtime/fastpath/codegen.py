@@ -9,10 +9,13 @@ inline (inline_kernels.py), well-formed conds become an `if`/`else` (cond_to_if.
 input dies with them may write into it (buffer_forwarding.py). A line that calls a kernel ends with `# @<node id>`,
 which is how a failure is located: nothing is recorded while all goes well.
 """
+from functools import partial
+
 import numpy as np
 
 from ...framework import errors
 from ...ops import int_overflow
+from .. import slice_update
 from ..graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 from . import buffer_forwarding, cond_to_if, inline_kernels
 from .frame_graph import FrameGraph
@@ -306,7 +309,11 @@ class Codegen:
         # A rank-0 result is a numpy scalar, never a buffer: not worth a run-time check.
         if (ufunc is not None and len(refs) == 2 and item.num_outputs == 1 and not item.multi_output
                 and op.outputs[0].shape.ndims != 0):
-            self.forward_sites[f"k{nid}"] = (ufunc, refs, item.name)
+            self.forward_sites[f"k{nid}"] = (partial(buffer_forwarding.forwarding_kernel, ufunc), refs, item.name,
+                                             (0, 1))
+        if hasattr(item.kernel, "in_place"):  # an item assignment (slice_update.py): in place only when granted
+            defaults[f"k{nid}"] = item.kernel.in_place(None)
+            self.forward_sites[f"k{nid}"] = (_slice_update_in_place, refs, item.name, (0,))
         call = f"k{nid}({', '.join(refs)})"
         if f"k{nid}" not in self.forward_sites and item.num_outputs == 1 and not item.multi_output:
             constants = {r: defaults[r] for r in refs if r.startswith("c") and r in defaults}
@@ -456,6 +463,11 @@ EMITTERS = {FEED: Codegen.emit_feed, RETVAL: Codegen.emit_retval, TRIGGER: Codeg
             MERGE: Codegen.emit_merge}
 OP_EMITTERS = {"NoOp": Codegen.emit_noop, "Const": Codegen.emit_const,
                **dict.fromkeys(cond_to_if.ALIAS_TYPES, Codegen.emit_alias)}
+
+
+def _slice_update_in_place(kernel, candidates):
+    """The slice update that writes into its target when the generated code hands over its last reference."""
+    return kernel.in_place(slice_update.LONE_IN_LOCAL)
 
 
 def _stuck():
