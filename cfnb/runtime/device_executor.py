@@ -65,10 +65,9 @@ class DeviceExecutorState(ExecutorState):
     def wait_for_ready(self):
         return self.transfers.wait(self, self.deadline)
 
-    def check_in(self, token):
-        super().check_in(token)
+    def check_in(self, item):
+        super().check_in(item)
         self.transfers.check_aborted()  # another device failed, or the run was interrupted
 
-    def record(self, token, outputs):
-        item, frame, it, _ = token
+    def record(self, item, frame, it, outputs):
         self.trace.record(item, frame, it.iter_num, outputs is None, outputs, self.times)

@@ -139,17 +139,16 @@ class ExecutorState:
         steps = 0
         with np.errstate(all="ignore"):
             while ready or self.wait_for_ready():
-                token = popleft()
+                item, frame, it, is_dead = popleft()
                 steps += 1
                 if not steps & 1023:
                     self.steps = steps
-                    self.check_in(token)
-                item, frame, it, is_dead = token
+                    self.check_in(item)
                 outputs = process(item, frame, it, is_dead)
                 if outputs is PENDING:
                     continue
                 if trace is not None:
-                    self.record(token, outputs)
+                    self.record(item, frame, it, outputs)
                 propagate(item, frame, it, outputs)
         self.steps = steps
 
@@ -262,7 +261,7 @@ class ExecutorState:
         dead only when every input is, or when a dead input comes from an Enter (a loop in an untaken branch);
         a ControlTrigger is never dead."""
         pending, dead, inputs = it.pending, it.dead, it.inputs
-        append = self.ready.append
+        ready = self.ready
         activated = 0
         if not item.merge_or_trigger_consumer:  # TensorFlow's ActivateNodesFastPath: every successor counts alike
             for src_port, dst, slot, pid, _ in item.out_edges:
@@ -277,7 +276,7 @@ class ExecutorState:
                     else:
                         inputs[slot] = value
                 if not count:
-                    append((dst, frame, it, dead[pid] > 0))
+                    ready.append((dst, frame, it, dead[pid] > 0))
                     activated += 1
             return activated
         for src_port, dst, slot, pid, dst_is_merge in item.out_edges:
@@ -315,7 +314,7 @@ class ExecutorState:
                 dst_dead = dead[pid] == dst.num_inputs or item.kind == ENTER
                 if not (pending[pid] == 1 and dst_dead):
                     continue
-            append((dst, frame, it, dst_dead and dst.kind != TRIGGER))
+            ready.append((dst, frame, it, dst_dead and dst.kind != TRIGGER))
             activated += 1
         return activated
 
@@ -393,15 +392,15 @@ class ExecutorState:
         can come. One device has nothing to wait for."""
         return False
 
-    def check_in(self, token):
-        """Every 1024 firings: stop when the run's deadline has passed (`RunOptions.timeout_in_ms`)."""
+    def check_in(self, item):
+        """Every 1024 firings, before `item` fires: stop when the run's deadline has passed
+        (`RunOptions.timeout_in_ms`)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
-            raise errors.DeadlineExceededError(None, token[0].op, f"Timed out waiting for notification "
-                                                                    f"(after {self.steps} node firings)")
+            raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
+                                                              f"(after {self.steps} node firings)")
 
-    def record(self, token, outputs):
+    def record(self, item, frame, it, outputs):
         """One firing into the run's trace (trace.py)."""
-        item, frame, it, _ = token
         self.trace.record(item, frame, it.iter_num, outputs is None, outputs)
 
     # --- results -------------------------------------------------------------------------------
