@@ -117,7 +117,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
     needed_in_order = ops
     updates = slice_update.find(ops) if fuse else {}
     if updates:  # what only the item assignments read runs no more
-        needed = slice_update.needed(fetch_tensors, target_ops, feed_set, updates)
+        needed = needed_ops(fetch_tensors, target_ops, feed_set, lambda op: slice_update.inputs_of(op, updates))
         ops = [op for op in ops if op in needed]
 
     items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)

@@ -143,6 +143,7 @@ class MultiDeviceExecutor:
         self.partition_graphs = partitions
         self._call = _CallFrame()
         self._lock = threading.Lock()
+        self.sends = 0  # _Send firings of the last run
         self.executors = []
         self.inter_op = {}  # device -> its inter_op.InterOp, or None where kernels run on the device's thread
         for gdef in self.partition_graphs:

@@ -129,21 +129,6 @@ def inputs_of(op, updates):
     return op._inputs if update is None else update.inputs
 
 
-def needed(fetch_tensors, target_ops, feed_set, updates):
-    """The ops the fetches and targets need once the item assignments `updates` read their SliceUpdate inputs
-    (passes/pruning.py's walk, through `inputs_of`)."""
-    seen = set()
-    stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
-    while stack:
-        op = stack.pop()
-        if op in seen:
-            continue
-        seen.add(op)
-        stack.extend(t.op for t in inputs_of(op, updates) if t not in feed_set)
-        stack.extend(c for c in op._control_inputs if not (c._outputs and all(t in feed_set for t in c._outputs)))
-    return seen
-
-
 def slice_update_kernel(update, lone=None):
     """The kernel of a found item assignment: `target` with `target[k] = 0 + value`, written into `target` itself
     when it is reusable and its reference count is at most `lone` (None: never), else into a copy.
