@@ -315,10 +315,11 @@ def test_partition_drawing_links_sends_to_recvs():
     _, meta = run_with_partitions(fetches, feeds)
     source = partitions_to_dot(meta.partition_graphs).source
     assert source == partitions_to_dot(meta.partition_graphs).source
-    assert source.count("subgraph cluster_device_") == 2
+    assert source.count("subgraph \"cluster_device-") == 2  # one cluster per device, side by side
     n_recvs = sum(n.op in ("_Recv", "_HostRecv") for pg in meta.partition_graphs for n in pg.node)
-    assert source.count("color=\"#cc0000\" penwidth=2 style=bold") == n_recvs == 4
-    assert source.count("control loop") == 8  # four _cloop nodes on each device
+    assert source.count("color=\"#cc0000\" constraint=false penwidth=2 style=bold") == n_recvs == 4
+    assert source.count("label=\"control loop\"") == 2  # each device's control loop in a box of its own
+    assert len(re.findall(r'id="o-CPU.[01]._cloop', source)) == 8  # four _cloop nodes on each device
 
 
 def test_timeline_overlap_of_known_firings():
