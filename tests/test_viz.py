@@ -33,8 +33,8 @@ def test_one_cluster_per_frame_nested_as_frames_nest(detail):
     src = viz.to_dot(tf.get_default_graph(), legend=False, detail=detail).source
     labels = re.findall(r'label="frame ([^"\\\n]+)', src)
     assert labels == ["while/while_context", "while/while/while_context"]
-    outer_start = src.index('subgraph "cluster_frame-while.while_context"')
-    inner_start = src.index('subgraph "cluster_frame-while.while.while_context"', outer_start + 1)
+    outer_start = src.index('subgraph "cluster_frame_while.while_context"')
+    inner_start = src.index('subgraph "cluster_frame_while.while.while_context"', outer_start + 1)
     outer_end = src.rindex("}")
     assert outer_start < inner_start < outer_end
     assert ("parallel_iterations=10" in src) == (detail == "all")  # TensorFlow's default, said at "all"
@@ -67,12 +67,12 @@ def test_trace_view_keeps_layout_and_greys_dead_nodes():
     plain = viz.to_dot(g).source
     step = viz.to_dot(g, step="while/Merge", dead={"while/Exit"}, fired={"while/Merge"}, values={"while/Merge": "0"})
     assert step.source.count("->") == plain.count("->")
-    exit_line = next(x for x in step.source.splitlines() if 'id="o-while.Exit"' in x)
+    exit_line = next(x for x in step.source.splitlines() if 'id="o_while.Exit"' in x)
     assert "#eeeeee" in exit_line
-    merge_line = next(x for x in step.source.splitlines() if 'id="o-while.Merge"' in x)
+    merge_line = next(x for x in step.source.splitlines() if 'id="o_while.Merge"' in x)
     assert "penwidth=3" in merge_line and "xlabel=0" in merge_line
     const_step = viz.to_dot(g, step="while/add/y")  # a constant folded into `add`: `add` lights up
-    assert "penwidth=3" in next(x for x in const_step.source.splitlines() if 'id="o-while.add"' in x)
+    assert "penwidth=3" in next(x for x in const_step.source.splitlines() if 'id="o_while.add"' in x)
 
 
 def test_missing_dot_gives_one_message_and_dot_text(monkeypatch):

@@ -76,22 +76,22 @@ def test_drawings_of_a_lowered_magic_loop_speak_the_student_names():
     assert merge.label.split("\n") == ["x", "merge_2"]
     lanes = viz.drawing(lowered, detail="lanes")
     lane = lanes.element_for("while/merge_2")
-    assert lane.startswith("lane-") and lanes.element_for("while/exit_2") == lane  # the column is one lane
+    assert lane.startswith("lane_") and lanes.element_for("while/exit_2") == lane  # the column is one lane
     assert ">x</B>" in lanes.plan.elements[lane].label
 
 
 def test_the_functional_drawing_names_arguments_and_results():
     graph, loop, _ = _newton_v2()
     d = viz.drawing(graph, detail="primitives")
-    body_args = [e.label for e in d.plan.elements.values() if e.cluster == "fn-while.body" and e.kind == "op"
+    body_args = [e.label for e in d.plan.elements.values() if e.cluster == "fn_while.body" and e.kind == "op"
                  and "Placeholder" in e.attrs["tooltip"]]
     assert sorted(body_args) == ["counter", "it", "x"]  # the limit passes through unused: left out
     returns = sorted(e.label for e in d.plan.elements.values() if e.kind == "return")
     assert returns == ["\u2192 counter", "\u2192 it", "\u2192 loop again?", "\u2192 x"]
     label = d.plan.elements[d.element_for("while")].label
     assert "vars: x, it" in label and "it = 0" in label
-    assert d.element_for("while/body/mul") == "o-while.body.mul"  # the lowered name of the body's `mul`
-    assert d.element_for("Func/while/body/input_2") == "fn-while.body"
+    assert d.element_for("while/body/mul") == "o_while.body.mul"  # the lowered name of the body's `mul`
+    assert d.element_for("Func/while/body/input_2") == "fn_while.body"
 
 
 def test_graph_api_names_come_from_the_tensors_the_user_named():

@@ -15,8 +15,8 @@
     d.html()                   the SVG in a box that scrolls (the fallback for a graph too big to fold to fit)
 
 Every drawn node and cluster carries an `id` set in the DOT from its op (or frame, or function) name:
-`o-while.Merge_1`, `lane-while.Enter_1`, `loop-while.while_context`, `frame-while.while_context`,
-`fn-while.body`; they are the same on every run, so a page can restyle a node by id.
+`o_while.Merge_1`, `lane_while.Enter_1`, `loop_while.while_context`, `frame_while.while_context`,
+`fn_while.body`; they are the same on every run, so a page can restyle a node by id.
 
 `detail="lesson"` (the default) draws what a lesson is about and abstracts rather than shrinks: it takes the
 first of `primitives`, `lanes`, `lanes` with nested loops folded, `loops` whose drawing fits the page (width at
@@ -68,7 +68,7 @@ class Drawing:
         self.title, self.legend, self.page_width = title, legend, width
         self.detail = plan_.detail
         self.scroll = False
-        self.shrink = False  # scaled down by graphviz (`size`) to the page: set when that keeps text readable
+        self.shrink = False  # scaled down by graphviz (`size`) to the page when wider: unless text would be too small
         self.dot = self._emit()
         self._svg = None
 
@@ -84,9 +84,11 @@ class Drawing:
         if self._svg is None:
             self._svg = render_svg(self.dot)
             m = measure(self._svg)
-            if not self.shrink and m.width > self.page_width and m.font_px and \
-                    m.font_px * self.page_width / m.width >= MIN_FONT:
-                self.shrink = True  # dot scales the whole drawing down: every step of a trace alike
+            if not self.shrink and (m.width <= self.page_width or (
+                    m.font_px and m.font_px * self.page_width / m.width >= MIN_FONT)):
+                # dot scales the drawing down to the page when it is wider: this one, slightly too wide, and a
+                # step of a trace, whose values beside the nodes may widen it
+                self.shrink = True
                 self.dot = self._emit()
                 self._svg = render_svg(self.dot)
         return self._svg

@@ -54,6 +54,8 @@ def node_label(op, names, detail, folded=()):
         folded = () if op.type in HISTORY else folded
     if gradient:
         tf = NABLA + tf
+    if student and tf.startswith(shown(student) + "_"):
+        student = None  # `x_switch`, `maximum_iterations_switch`: TensorFlow's name says it already
     lines = [shown(student), tf] if student else [tf]
     lines += _folded_lines(op, names, folded if op.type not in HISTORY else ())
     return "\n".join(lines)

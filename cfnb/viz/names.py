@@ -28,7 +28,7 @@ LISTS = ("EmptyTensorList", "TensorListReserve", "TensorListPushBack", "TensorLi
 # Names TensorFlow's builders give when the user gives none: such an op does not name a variable.
 _DEFAULT_NAMES = {"add", "sub", "mul", "truediv", "div", "floordiv", "mod", "pow", "neg", "zeros", "ones",
                   "zeros_like", "ones_like", "range", "strided_slice", "read", "cond", "while", "output", "input",
-                  "value", "y", "x_1", "stack", "concat", "reshape", "fill", "cast", "identity", "placeholder",
+                  "value", "stack", "concat", "reshape", "fill", "cast", "identity", "placeholder",
                   "transpose", "matmul", "maximum", "minimum", "square", "sqrt", "tanh", "sigmoid", "exp", "log",
                   "sin", "cos", "abs", "sign", "equal", "less", "greater", "logicaland", "logicalnot", "select"}
 # TensorFlow's names for the loop machinery, said the way the lessons say them.
@@ -49,6 +49,8 @@ def _base(name):
 def user_named(op):
     """Whether the op's name is one a user gave (`x`), not a builder's default (`Const_2`, `mul`, `Placeholder`)."""
     base = _base(op.name)
+    if "/" in op.name and base in ("x", "y") and op.type == "Const":
+        return False  # a binary op's constant operand: `Less/y`
     snake = re.sub(r"(?<!^)(?=[A-Z])", "_", op.type).lower()
     return base.lower() not in _DEFAULT_NAMES | {op.type.lower(), snake} and not base.startswith("Const")
 
@@ -153,7 +155,8 @@ class Names:
             return self.arg_names[op]
         if op.type in LISTS[:2]:
             return self.history_name(op)
-        if SOURCE in op.attr or (op.type not in PASS_THROUGH and user_named(op)):
+        if SOURCE in op.attr or (op.type not in PASS_THROUGH and user_named(op) and not (
+                is_gradient(op, self.in_gradient) and _base(op.name) not in _MACHINERY)):
             return _MACHINERY.get(_base(op.name), short_name(op.name))
         if op.type in PASS_THROUGH and op.inputs:
             return self.tensor_name(op.inputs[0], depth + 1)
@@ -232,7 +235,7 @@ class Names:
                 held = self.tensor_name(op.inputs[0]) or ""
                 return "pop " + (held.split(" of ", 1)[-1] if " of " in held else held or "value")
         name = self.var_name(op)
-        if name is None and op.type == "Switch" and op.inputs:
+        if name is None and op.type == "Switch" and op.inputs and not is_gradient(op, self.in_gradient):
             name = self.tensor_name(op.inputs[0])  # a cond's Switch: the value it routes
         if name is None and SOURCE in op.attr:
             name = short_name(op.name)

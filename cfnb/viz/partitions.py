@@ -132,7 +132,7 @@ def partition_plan(partition_graphs, detail="primitives"):
     elements = {}
     for k, g in enumerate(graphs):
         color = DEVICE_COLORS[k % len(DEVICE_COLORS)]
-        cid = f"device-{k}"
+        cid = f"device_{k}"
         p.ids.add(cid)
         p.clusters[cid] = Cluster(cid, short_name(g.device), "", {"style": "rounded", "color": color,
                                                                   "fontcolor": color, "penwidth": "2"})
@@ -161,7 +161,7 @@ def _group_control_loops(p, ids):
     for eid in ids:
         groups.setdefault(p.elements[eid].cluster, []).append(eid)
     for parent, members in groups.items():
-        cid = f"cloop-{parent}"
+        cid = f"cloop_{parent}"
         p.ids.add(cid)
         p.clusters[cid] = Cluster(cid, "control loop", parent, {"style": "dashed,rounded", "color": "#999999",
                                                                 "fontcolor": "#666666", "fontsize": "10"})
@@ -194,10 +194,8 @@ def partitions_to_dot(partition_graphs, title=None, detail="lesson"):
         if len(levels) == 1:
             return dot
         m = measure(render_svg(dot))
-        if m.width <= PAGE_WIDTH:
-            return dot
-        if m.font_px and m.font_px * PAGE_WIDTH / m.width >= MIN_FONT:
-            dot.attr(size=f"{(PAGE_WIDTH - 10) / 96:.3f},1000")
+        if m.width <= PAGE_WIDTH or (m.font_px and m.font_px * PAGE_WIDTH / m.width >= MIN_FONT):
+            dot.attr(size=f"{(PAGE_WIDTH - 10) / 96:.3f},1000")  # dot scales it down to the page if wider
             return dot
     return dot
 

@@ -54,13 +54,14 @@ def mark_gradient(attrs):
 
 
 def svg_id(prefix, name, taken):
-    """A stable SVG id for a drawn element: `prefix-` and the op name with `/` as `.` (`o-while.Merge_1`),
-    made unique in drawing order (`-2`). Deterministic: it depends on names only, never on `id()`."""
-    base = f"{prefix}-" + re.sub(r"[^A-Za-z0-9_.-]", ".", name)
+    """A stable SVG id for a drawn element: `prefix_` and the op name with `/` as `.` (`o_while.Merge_1`),
+    made unique in drawing order (`~2`). Deterministic: it depends on names only, never on `id()`. No `-`:
+    graphviz writes it as `&#45;` in the SVG."""
+    base = f"{prefix}_" + re.sub(r"[^A-Za-z0-9_.]", ".", name)
     out, k = base, 1
     while out in taken:
         k += 1
-        out = f"{base}-{k}"
+        out = f"{base}~{k}"
     taken.add(out)
     return out
 
