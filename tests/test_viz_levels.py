@@ -123,6 +123,19 @@ def test_the_lesson_level_abstracts_rather_than_shrinks():
     m = viz.measure(lesson.svg)
     assert m.width <= 960 and m.font_px >= 9
     assert 'overflow:auto' in prim.html() and prim.svg in prim.html()
+    huge = viz.show(g, detail="primitives")
+    assert "text/html" not in huge._repr_mimebundle_()  # a level asked for is drawn as asked
+    prim.scroll = True  # what `lesson` sets when even `loops` is too wide
+    bundle = viz.GraphView(prim.dot, "g", prim)._repr_mimebundle_()
+    assert 'overflow:auto' in bundle["text/html"] and "data:image/svg+xml;base64," in bundle["text/html"]
+
+
+def test_values_from_an_earlier_cell_are_not_stray_nodes():
+    stray = tf.constant(1.41421, name="Const")  # read by nothing in this graph
+    tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
+    d = viz.drawing(tf.get_default_graph(), detail="primitives")
+    assert d.element_for(stray.op.name) is None and "1.41421" not in d.dot.source
+    assert "1.41421" in viz.to_dot(tf.get_default_graph(), detail="all").source
 
 
 @needs_dot

@@ -138,7 +138,10 @@ class GraphView:
                 return {"text/plain": MISSING_DOT + "\n\n" + self.dot.source}
             return {"text/plain": self.dot.source}
         svg = self.drawing.svg_for(self.dot) if self.drawing is not None else render_svg(self.dot)
-        return {"image/svg+xml": svg, "text/plain": self.text}
+        bundle = {"image/svg+xml": svg, "text/plain": self.text}
+        if self.drawing is not None and self.drawing.scroll:  # too big to fold to the page: a box that scrolls
+            bundle["text/html"] = self.drawing.html(inline=False, svg=svg)
+        return bundle
 
     def __repr__(self):
         return self.text

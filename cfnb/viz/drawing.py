@@ -24,6 +24,7 @@ most 960 px with text of at least 9 px, allowing a slight scale-down); if none f
 and `scroll` is True. `view` picks ops: "forward" leaves out what `gradients()` added, "gradient" (or None)
 draws everything. `expand` names frames or functional ops never folded.
 """
+import base64
 import html
 
 from .dot import GraphView, dot_available, emit, render_svg, step_caption, trace_state
@@ -114,11 +115,15 @@ class Drawing:
         """The SVG of a restyled copy of this drawing (a step of a trace)."""
         return self.svg if dot.source == self.dot.source else render_svg(dot)
 
-    def html(self, max_height=None):
-        """The SVG in a box as wide as the page that scrolls (inline SVG), at readable size."""
+    def html(self, max_height=None, inline=True, svg=None):
+        """The SVG in a box as wide as the page that scrolls, at readable size: inline (its ids reachable from the
+        page), or as an `<img>` of a data URL (what an untrusted notebook still shows)."""
         height = f"max-height:{max_height}px;" if max_height else ""
-        return (f'<div class="cfnb-drawing" style="max-width:100%;overflow:auto;{height}">'
-                f"{self.svg}</div>")
+        svg = svg or self.svg
+        body = svg if inline else (
+            f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" '
+            f'style="max-width:none" alt="{html.escape(self.title or "graph")}">')
+        return f'<div class="cfnb-drawing" style="max-width:100%;overflow:auto;{height}">{body}</div>'
 
     # --- what stands for what ------------------------------------------------------------------------
     def element_for(self, op_name):
