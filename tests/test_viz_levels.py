@@ -176,13 +176,28 @@ def test_partitions_are_side_by_side_and_fit():
     m = viz.measure(svg)
     assert m.width <= 960 and m.font_px >= 9
 
-    def box(cid):
-        outline = re.search(rf'<g id="{cid}" class="cluster">.*?(?:d|points)="([^"]+)"', svg, re.S).group(1)
-        xs, ys = zip(*((float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", outline)))
-        return min(xs), max(xs), min(ys), max(ys)
-    cpu0, cpu1 = box("device_0"), box("device_1")
+    cpu0, cpu1 = _box(svg, "device_0"), _box(svg, "device_1")
     assert (cpu0[0] + cpu0[1]) / 2 < cpu1[0] and cpu1[2] < cpu0[3]  # CPU:1 beside CPU:0, not below it
     assert 'class="cluster">\n<title>cluster_cloop_' in svg and ">control loop</text>" in svg
+
+
+def _box(svg, cid):
+    """(x min, x max, y min, y max) of a cluster's outline in the SVG."""
+    outline = re.search(rf'<g id="{cid}" class="cluster">.*?(?:d|points)="([^"]+)"', svg, re.S).group(1)
+    xs, ys = zip(*((float(a), float(b)) for a, b in re.findall(r"(-?[\d.]+),(-?[\d.]+)", outline)))
+    return min(xs), max(xs), min(ys), max(ys)
+
+
+@needs_dot
+@pytest.mark.parametrize("detail", ["primitives", "lanes"])
+def test_the_gradient_frame_is_drawn_below_the_forward_frame(detail):
+    a = tf.constant(3.0, name="a")
+    r = tf.while_loop(lambda v: v < 100.0, lambda v: v * a, [tf.constant(2.0, name="v")])
+    tf.gradients(r, [a])
+    svg = viz.drawing(tf.get_default_graph(), detail=detail).svg
+    forward, gradient = _box(svg, "frame_while.while_context"), _box(svg, "frame_gradients.while.while_context")
+    assert forward[3] < gradient[2]  # the drawing grows down, not across: the gradient's edges run down
+    assert viz.measure(svg).width <= 960
 
 
 def test_the_trace_timeline_fits_the_page():

@@ -64,7 +64,7 @@ def stack_gradients_below(p):
             inside_in.add(e.dst)
     frames = {where[eid] for eid in where if where[eid]}
     gradient = {c for c in frames if c in p.gradient_clusters}
-    forward = {c for c in frames - gradient if c.startswith("frame-")}
+    forward = {c for c in frames - gradient if c.startswith("frame_")}
     exits = [eid for eid in p.elements if where[eid] in forward and eid not in inside_out]
     entries = [eid for eid in p.elements if where[eid] in gradient and eid not in inside_in]
     for x in exits[:4]:
