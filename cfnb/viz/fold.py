@@ -28,6 +28,7 @@ DETAILS = ("all", "primitives", "lanes", "loops")
 SHAPE_PLUMBING = ("Shape", "ShapeN", "Size", "Rank", "BroadcastGradientArgs")
 CONSTANT_CHAIN = ("Fill", "Reshape", "Cast", "BroadcastTo", "ExpandDims", "Pack", "ZerosLike", "OnesLike",
                   "Identity", "Shape")
+INITIALIZATION = ("VarIsInitializedOp", "AssignVariableOp", "Assign")
 PRIMITIVES = ("Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond")
 
 
@@ -117,6 +118,9 @@ class _Builder:
             return "hidden"
         if op.type == "Merge" and name.startswith("branch_executed"):
             return "hidden"
+        if op.type in INITIALIZATION or (op.type in ("ReadVariableOp", "NoOp") and not self.consumers.get(op)
+                                         and not self._control_consumers(op)):
+            return "hidden"  # a variable's initializer, a read nobody uses, `init`
         if op.type == "Identity" and op.inputs and self._plumbing_identity(op):
             return "through"
         if op.type == "Enter" and op.get_attr("is_constant") and (
@@ -125,6 +129,11 @@ class _Builder:
         if op.type == "Placeholder" and op in self.names.arg_names:
             return "node" if self.consumers.get(op) else "hidden"
         return "node"
+
+    def _control_consumers(self, op):
+        if not hasattr(self, "_controlled"):
+            self._controlled = {c for o in self.ops for c in o.control_inputs}
+        return op in self._controlled
 
     def _plumbing_identity(self, op):
         """The inliner's and lowering's Identities, and those after a functional op, are plumbing; v1's
