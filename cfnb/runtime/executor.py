@@ -130,6 +130,11 @@ class ExecutorState:
         it0.outstanding_ops = len(self.ready)
         self.steps = 0
         self.diagnose = None  # a list while re-running to explain a missing fetch (executor_errors.py)
+        # The last Enter's child frame and iterations, referenced until the next Enter. In the executor's first
+        # form they were locals of its one loop, alive while a device waited for a Recv; a GPU's memory
+        # (device_memory.py) counts a buffer until its last reference goes, and chapter 09's numbers were
+        # measured with them. Freed sooner, those iterations would lower its peaks (as TensorFlow's would be).
+        self.entered = self.entered_iteration = None
 
     def run(self):
         """Fire ready nodes until none is left (TensorFlow's `ExecutorState::RunAsync` and `Process` loop)."""
@@ -220,10 +225,12 @@ class ExecutorState:
         iteration, present (here) and future (`_increment_iteration`); any other Enter reaches iteration 0."""
         child = self._find_or_create_child_frame(frame, it, item)
         child_it0 = child.iterations.get(0)
+        self.entered = (child, child_it0)
         if item.is_constant:
             child.inv_values.append((item, outputs))
             for child_it in list(child.iterations.values()):
                 self._activate_adjust(child, child_it, item, outputs)
+                self.entered_iteration = child_it
         else:
             self._activate_adjust(child, child_it0, item, outputs)
         child.num_pending_inputs -= 1
