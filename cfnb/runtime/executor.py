@@ -1,7 +1,7 @@
 """The tagged-token executor: TensorFlow's `ExecutorState` and `PropagatorState`, in Python, rule for rule.
 
-Start with docs/tiny_executor.py: the same rules in a hundred lines, without the bookkeeping that makes
-them fast. This module is what runs every graph the static schedule (fastpath/) does not.
+Start with docs/tiny_executor.py: the same rules on one page, without the bookkeeping that makes them
+fast. This module is what runs every graph the static schedule (fastpath/) does not, and every traced run.
 
 A token is a node ready to fire, tagged with the frame instance and iteration its inputs arrived in: the
 tuple `(item, frame, iteration, is_dead)`, TensorFlow's `TaggedNode` (an exact tuple, not a NamedTuple:
@@ -35,7 +35,8 @@ the nodes that were still waiting for inputs: a stuck graph raises, it never han
 
 What this module leaves to others: a partitioned run's transfers, its inter-op pool and its cancellation
 (device_executor.py, a subclass of `ExecutorState`), the record of a traced run (trace.py), and the
-explanation of a run that went wrong (executor_errors.py).
+explanation of a run that went wrong (executor_errors.py). A graph with an item assignment that may write
+into its input (slice_update.py) has its input slots emptied after each firing (TensorFlow's `ClearInputs`).
 """
 import time
 from collections import deque
