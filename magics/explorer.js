@@ -26,12 +26,12 @@ export function caption(data, step, view) {
   let text = `step ${step}: ${opType} ${who} ${where}, ${live ? "live, value " + value : "dead"}`;
   if (element === null) {
     text += name.startsWith("gradients") && view !== "gradient"
-      ? " — in the gradient loop: see the gradient view" : " — not drawn in this view";
+      ? " \u2014 in the gradient loop: see the gradient view" : " \u2014 not drawn in this view";
   } else if (shown !== name) {
-    text += ` — shown as ${label}`;
+    text += ` \u2014 shown as ${label}`;
   }
   if (data.truncated) {
-    text += ` — the trace holds the first ${data.steps.length.toLocaleString("en-US")} firings of a longer run`;
+    text += ` \u2014 the trace holds the first ${data.steps.length.toLocaleString("en-US")} firings of a longer run`;
   }
   return text;
 }
@@ -74,9 +74,9 @@ function buildControls(model, root) {
     views.append(b);
   }
   const bar = el("div", { class: "cfnb-explorer-controls" });
-  const play = el("button", { class: "cfnb-play", type: "button", title: "play / pause" }, "▶ play");
-  const prev = el("button", { class: "cfnb-prev", type: "button", title: "previous step" }, "◀");
-  const next = el("button", { class: "cfnb-next", type: "button", title: "next step" }, "▶");
+  const play = el("button", { class: "cfnb-play", type: "button", title: "play / pause" }, "\u25B6 play");
+  const prev = el("button", { class: "cfnb-prev", type: "button", title: "previous step" }, "\u25C0");
+  const next = el("button", { class: "cfnb-next", type: "button", title: "next step" }, "\u25B6");
   const last = Math.max(0, model.get("data").steps.length - 1);
   const slider = el("input", { class: "cfnb-slider", type: "range", min: "0", max: String(last), step: "1" });
   const readout = el("span", { class: "cfnb-readout" });
@@ -187,7 +187,7 @@ export function render({ model, el: host }) {
   function stop() {
     clearInterval(timer);
     timer = null;
-    ui.play.textContent = "▶ play";
+    ui.play.textContent = "\u25B6 play";
     root.classList.remove("cfnb-playing");
   }
 
@@ -196,7 +196,7 @@ export function render({ model, el: host }) {
     clearInterval(timer);
     timer = setInterval(() => (model.get("step") >= ui.last ? stop() : setStep(model.get("step") + 1)),
                         model.get("interval"));
-    ui.play.textContent = "❚❚ pause";
+    ui.play.textContent = "\u275A\u275A pause";
     root.classList.add("cfnb-playing");
   }
 

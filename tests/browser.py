@@ -7,6 +7,7 @@ needs. Each JupyterLab server gets fresh settings, data (so no notebook is trust
 workspace folders in the test's tmp_path.
 """
 import contextlib
+import json
 import os
 import pathlib
 import secrets
@@ -62,6 +63,12 @@ def jupyterlab(tmp_path, root):
     dirs = {name: tmp_path / name for name in ("settings", "user-settings", "data", "runtime", "workspaces",
                                                 "config")}
     lab_tool.write_overrides(dirs["settings"])
+    # render every cell at once (JupyterLab renders only the cells near the view by default), so a test
+    # can measure every output of a notebook without scrolling it
+    overrides = dirs["settings"] / "overrides.json"
+    settings = json.loads(overrides.read_text())
+    settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
+    overrides.write_text(json.dumps(settings))
     env = {**os.environ, "JUPYTER_DATA_DIR": str(dirs["data"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
            "JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTERLAB_SETTINGS_DIR": str(dirs["user-settings"]),
            "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"])}

@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (sudo apt-get install chromium)"),
     pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed"),
 ]
-pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install -e '.[test]')")
 pytest.importorskip("anywidget", reason="anywidget is not installed (pip install -e .)")
 
@@ -184,10 +184,13 @@ def test_notebooks_opened_unrun_and_untrusted_show_readable_pictures(tmp_path):
         for nb_path in sorted((served / "notebooks").glob("*.ipynb")):
             expected = _pictures_expected(nb_path)
             open_notebook(page, base, token, f"notebooks/{nb_path.name}", kernel=False)
-            page.wait_for_function("() => document.querySelectorAll('.jp-OutputArea-output').length > 0"
-                                   " || !document.querySelector('.jp-Cell-outputArea')")
-            page.wait_for_timeout(500)
-            images = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img")
+            selector = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img"
+            try:
+                page.wait_for_function(f"() => [...document.querySelectorAll('{selector}')]"
+                                       f".filter(i => i.complete).length >= {expected}", timeout=20_000)
+            except sync_api.TimeoutError:
+                pass  # counted below
+            images = page.locator(selector)
             shown = images.count()
             if shown < expected:
                 problems.append(f"{nb_path.name}: {shown} of {expected} pictures show")
