@@ -22,12 +22,12 @@ export function caption(data, step, view) {
   const [element, label, shown] = perView[view] || [null, null, null];
   const frame = data.frames[frameIndex];
   const where = frame ? `in frame ${frame}, iteration ${iteration}` : "in the root frame";
-  const who = element !== null && shown === name ? label : name;
-  let text = `step ${step}: ${opType} ${who} ${where}, ${live ? "live, value " + value : "dead"}`;
+  const own = element !== null && label.includes(name);  // the node itself (or its lane), not a stand-in
+  let text = `step ${step}: ${opType} ${own ? label : name} ${where}, ${live ? "live, value " + value : "dead"}`;
   if (element === null) {
     text += name.startsWith("gradients") && view !== "gradient"
-      ? " \u2014 in the gradient loop: see the gradient view" : " \u2014 not drawn in this view";
-  } else if (shown !== name) {
+      ? " \u2014 part of the gradient: see the gradient view" : " \u2014 not drawn in this view";
+  } else if (!own) {
     text += ` \u2014 shown as ${label}`;
   }
   if (data.truncated) {
