@@ -109,8 +109,9 @@ export function render({ model, el: host }) {
     shownView = view;
     ui.box.innerHTML = data().views[view].svg;
     svg = ui.box.querySelector("svg");
-    elements = new Map();
-    if (svg) for (const g of svg.querySelectorAll("g.node, g.cluster")) elements.set(g.id, g);
+    elements = new Map();  // the elements that stand for some firing node in this view (not the legend's)
+    const used = new Set(data().nodes.map((n) => (n[2][view] || [null])[0]));
+    if (svg) for (const g of svg.querySelectorAll("g.node, g.cluster")) if (used.has(g.id)) elements.set(g.id, g);
     for (const b of ui.views.children) b.classList.toggle("cfnb-active", b.dataset.view === view);
     applyZoom();
   }

@@ -51,7 +51,7 @@ def test_the_tour_explorer_works_in_chromium(tmp_path):
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer .cfnb-explorer-drawing svg')"
                                ".length >= 2")
-        assert page.locator(".jp-toast-container", has_text="news").count() == 0  # make lab's settings
+        assert page.get_by_text("Would you like to get notified").count() == 0  # make lab's settings answer it
         explorer = page.locator(".jp-OutputArea-output:has(.cfnb-explorer)").last  # the second display
         explorer.scroll_into_view_if_needed()
         drawing = explorer.locator(".cfnb-explorer-drawing")
