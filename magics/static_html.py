@@ -38,8 +38,12 @@ def explorer_html(explorer):
     if data["steps"]:
         element = data["nodes"][data["steps"][step][0]][2][view][0]
     caption = html.escape(explorer.caption)
-    picture = svg_img(styled_svg(drawing["svg"], element), alt=f"{view} view, step {step}",
-                      size=(drawing["width"], drawing["height"]), css_class="cfnb-explorer-drawing")
+    if drawing["svg"].startswith("<svg"):
+        picture = svg_img(styled_svg(drawing["svg"], element), alt=f"{view} view, step {step}",
+                          size=(drawing["width"], drawing["height"]), css_class="cfnb-explorer-drawing")
+    else:  # no Graphviz: the message and the DOT text
+        picture = f'<div class="cfnb-explorer-drawing">{drawing["svg"]}</div>'
+
     state = {"data": data, "view": view, "step": step, "zoom": explorer.zoom, "interval": explorer.interval}
     module = ESM.replace("</script", "<\\/script")
     boot = ("(function(host){var url=URL.createObjectURL(new Blob([host.querySelector('script.cfnb-explorer-esm')"
