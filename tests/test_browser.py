@@ -186,6 +186,11 @@ def test_student_explorers_are_readable_in_every_view(student_explorers, tmp_pat
                 assert section.locator(".cfnb-explorer-caption").inner_text() == explorer.caption
                 if explorer.highlighted is not None:
                     assert _firing_in_view(page, section) is True, (name, view, step)
+            section.locator("select.cfnb-zoom").select_option("2")  # at 200% the box follows too
+            for _ in range(3):
+                section.locator("button.cfnb-next").click()
+                assert _firing_in_view(page, section) is not False, name
+            section.locator("select.cfnb-zoom").select_option("auto")
         assert page.errors == []
 
 
