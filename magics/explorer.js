@@ -50,7 +50,7 @@ function lastFirings(data, step, view) {
 function scaleFor(zoom, drawing, boxWidth) {
   if (zoom !== "auto") return parseFloat(zoom);
   const fit = Math.min(1, boxWidth / drawing.width);
-  const readable = drawing.min_font > 0 ? MIN_TEXT_PX / drawing.min_font : fit;
+  const readable = drawing.font_px > 0 ? MIN_TEXT_PX / drawing.font_px : fit;
   return Math.min(1, Math.max(fit, readable));  // fit the width unless the text would fall under 9 px
 }
 

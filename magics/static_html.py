@@ -19,7 +19,7 @@ def styled_svg(svg, element_id):
     (an `<img>` keeps it to itself)."""
     if not element_id or "<svg" not in svg:
         return svg
-    style = "<style>" + FIRING_STYLE.format(sel=f"#{element_id}") + "</style>"
+    style = "<style>" + FIRING_STYLE.format(sel=f'[id="{element_id}"]') + "</style>"  # ids hold dots
     head_end = svg.index(">", svg.index("<svg")) + 1
     return svg[:head_end] + style + svg[head_end:]
 

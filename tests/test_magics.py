@@ -76,7 +76,8 @@ def test_stepping_moves_the_highlight(result):
     explorer.step = merges[1]  # what Play and the slider set, in the page or from Python
     assert explorer.shown_svg is drawing  # the page restyles the one drawing; nothing is drawn again
     assert caption != explorer.caption and explorer.highlighted == "while/Merge"
-    assert explorer.caption.startswith(f"step {merges[1]}: Merge while/Merge in frame while, iteration 1, live")
+    label = explorer.drawings["lowered"].label_for("while/Merge")
+    assert explorer.caption.startswith(f"step {merges[1]}: Merge {label} in frame while, iteration 1, live")
 
 
 def test_magic_displays_the_result_unless_told_not_to(clean):
