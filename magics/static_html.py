@@ -31,7 +31,6 @@ def _script_json(value):
 
 def explorer_html(explorer):
     """The explorer's text/html: its current step as a picture, its state, and the script that steps it."""
-    from .explorer import CSS, ESM
     data, view, step = explorer.data, explorer.view, explorer.step
     drawing = data["views"][view]
     element = None
@@ -45,11 +44,11 @@ def explorer_html(explorer):
         picture = f'<div class="cfnb-explorer-drawing">{drawing["svg"]}</div>'
 
     state = {"data": data, "view": view, "step": step, "zoom": explorer.zoom, "interval": explorer.interval}
-    module = ESM.replace("</script", "<\\/script")
+    module = str(explorer._esm).replace("</script", "<\\/script")
     boot = ("(function(host){var url=URL.createObjectURL(new Blob([host.querySelector('script.cfnb-explorer-esm')"
             ".textContent],{type:'text/javascript'}));import(url).then(function(m){m.mount(host);});})"
             "(document.currentScript.parentElement);")
-    return (f'<div class="cfnb-explorer-static"><style>{CSS}</style><div class="cfnb-explorer-host">'
+    return (f'<div class="cfnb-explorer-static"><style>{explorer._css}</style><div class="cfnb-explorer-host">'
             f'<div class="cfnb-explorer-caption">{caption}</div>{picture}'
             f'<script type="application/json" class="cfnb-explorer-state">{_script_json(state)}</script>'
             f'<script type="text/plain" class="cfnb-explorer-esm">{module}</script>'
