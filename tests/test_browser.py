@@ -147,11 +147,14 @@ STUDENT_CELLS = {
 @pytest.fixture(scope="module")
 def student_explorers(ip):
     import numpy as np
+    before = set(ip.user_ns)
     ip.user_ns["np"] = np
     explorers = {}
     for name, (options, cell, _) in STUDENT_CELLS.items():
         ip.run_cell_magic("whileloop", f"--no-display --as _student {options}", cell)
         explorers[name] = ip.user_ns["_student"].explorer()
+    for added in set(ip.user_ns) - before:  # the shell is shared: leave no `k` or `x` to later tests
+        del ip.user_ns[added]
     return explorers
 
 
