@@ -31,6 +31,9 @@ exclude_patterns = [".venv", ".git", "build", "**/.ipynb_checkpoints", "**/node_
 nb_execution_mode = "off"
 # A figure output carries its SVG and an <img> of it as HTML: take the SVG, which book_figures sizes readably.
 nb_mime_priority_overrides = [("html", "image/svg+xml", 5)]
+# The notebooks' widgets (the explorers) are rendered from their stored state by ipywidgets' embedder, with
+# scripts the site serves itself (book_assets.py), in this order: RequireJS, where the modules are, the embedder.
+nb_ipywidgets_js = {"widgets/require.js": {}, "widgets/config.js": {}, "widgets/html-manager/embed-amd.js": {}}
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 suppress_warnings = ["mystnb.unknown_mime_type"]
