@@ -38,15 +38,11 @@ test: setup
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-# As root (a container) JupyterLab needs --allow-root; without a display it cannot open a browser, so it
-# prints the URL with its token (open it in a browser on this machine, or through an SSH tunnel).
+# tools/lab.py serves the repository's root (so the notebooks' links to docs/ work), opens the first chapter,
+# turns JupyterLab's first-start news pop-up off in this environment's settings, and passes --allow-root as
+# root and --no-browser without a display (then it prints the URL with its token to open in a browser).
 lab: $(VENV)/.installed-lab dot
-	@flags=""; \
-	if [ "$$(id -u)" = 0 ]; then flags="$$flags --allow-root"; fi; \
-	if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ "$$(uname)" != Darwin ]; then flags="$$flags --no-browser"; \
-	  echo "No display: open the URL with its token, printed below, in a browser."; fi; \
-	echo "$(VENV)/bin/jupyter lab$$flags notebooks/"; \
-	exec $(VENV)/bin/jupyter lab $$flags notebooks/
+	exec $(PY) tools/lab.py
 
 conformance: setup
 	$(PY) ../shared/conformance/run.py

@@ -14,6 +14,7 @@ import html
 
 from ..framework.device_spec import parse_device
 from .dot import GraphView, new_digraph, style_for
+from .figure import figure_bundle
 
 TRANSFER_STYLE = {
     "_Send": {"shape": "rarrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
@@ -153,8 +154,8 @@ class Timeline:
                      f'{self.duration * 1e3:.1f} ms</text></svg>')
         return "".join(parts)
 
-    def _repr_svg_(self):
-        return self.svg
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return figure_bundle(self.svg, repr(self))
 
     def __repr__(self):
         return f"<cfnb Timeline: {len(self.devices)} devices, {len(self.firings)} firings>"

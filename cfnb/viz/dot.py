@@ -18,6 +18,7 @@ import graphviz
 
 from ..framework.func_graph import functions_of
 from ..framework.graph_text import value_text
+from .figure import figure_bundle
 
 # The primitives, as TensorFlow's lowering diagrams draw them.
 _FUNCTIONAL = {"shape": "box3d", "fillcolor": "#ead1dc", "color": "#a64d79"}
@@ -308,7 +309,7 @@ class GraphView:
                 _warned.append(True)
                 return {"text/plain": MISSING_DOT + "\n\n" + self.dot.source}
             return {"text/plain": self.dot.source}
-        return {"image/svg+xml": render_svg(self.dot), "text/plain": self.text}
+        return figure_bundle(render_svg(self.dot), self.text)
 
     def __repr__(self):
         return self.text
