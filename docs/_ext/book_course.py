@@ -50,7 +50,8 @@ def table_rows(text, after=None):
 
 def chapters(srcdir):
     """{"03_cond": "notebooks/03_cond", ...}: every chapter of the course, in order."""
-    return {p.stem: f"notebooks/{p.stem}" for p in sorted((pathlib.Path(srcdir) / "notebooks").glob("[0-9][0-9]_*.ipynb"))}
+    notebooks = sorted((pathlib.Path(srcdir) / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+    return {p.stem: f"notebooks/{p.stem}" for p in notebooks}
 
 
 def chapter_table(srcdir, path, after=None):
@@ -85,12 +86,13 @@ class CourseTable(SphinxDirective):
         fromdir = (srcdir / self.env.docname).parent
         table = chapter_table(srcdir, "README.md", after="\n## The course\n")
         known = chapters(srcdir)
+        where = self.get_location()
         for key in known.keys() - table.keys():
-            logger.warning(f"notebooks/{key}.ipynb has no row in README.md's course table", location=self.get_location())
+            logger.warning(f"notebooks/{key}.ipynb has no row in README.md's course table", location=where)
         lines = ["| chapter | goal | prerequisites |", "|---|---|---|"]
         for key, (goal, prerequisites) in table.items():
             if key not in known:
-                logger.warning(f"README.md's course table names {key}, which is no notebook", location=self.get_location())
+                logger.warning(f"README.md's course table names {key}, which is no notebook", location=where)
                 continue
             target = os.path.relpath(srcdir / "notebooks" / f"{key}.ipynb", fromdir)
             lines.append(f"| [`{key}`]({target}) | {goal} | {link_chapters(prerequisites, srcdir, fromdir)} |")

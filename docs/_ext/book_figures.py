@@ -4,7 +4,8 @@ A notebook's drawing is an SVG at its natural size (graphviz writes points: 1 pt
 `max-width: 100%` would shrink a wide graph until its labels are specks; here each figure of a chapter's
 output is shown at `clamp(readable, 100%, natural)` width: its natural size when it fits the column, scaled
 down to the column when its smallest text stays at least 9 CSS px, and otherwise at the smallest readable
-size in a box that scrolls sideways (a drawing whose text is under 9 px even at its natural size is enlarged). The same rule as the explorer's "fit (readable)" zoom; no script needed.
+size in a box that scrolls sideways (a drawing whose text is under 9 px even at its natural size is enlarged).
+The same rule as the explorer's "fit (readable)" zoom; no script needed.
 """
 import re
 
