@@ -22,12 +22,12 @@ export function caption(data, step, view) {
   const [element, label, shown] = perView[view] || [null, null, null];
   const frame = data.frames[frameIndex];
   const where = frame ? `in frame ${frame}, iteration ${iteration}` : "in the root frame";
-  const who = element !== null && shown === name ? label : name;
-  let text = `step ${step}: ${opType} ${who} ${where}, ${live ? "live, value " + value : "dead"}`;
+  const own = element !== null && label.includes(name);  // the node itself (or its lane), not a stand-in
+  let text = `step ${step}: ${opType} ${own ? label : name} ${where}, ${live ? "live, value " + value : "dead"}`;
   if (element === null) {
     text += name.startsWith("gradients") && view !== "gradient"
-      ? " \u2014 in the gradient loop: see the gradient view" : " \u2014 not drawn in this view";
-  } else if (shown !== name) {
+      ? " \u2014 part of the gradient: see the gradient view" : " \u2014 not drawn in this view";
+  } else if (!own) {
     text += ` \u2014 shown as ${label}`;
   }
   if (data.truncated) {
@@ -109,8 +109,9 @@ export function render({ model, el: host }) {
     shownView = view;
     ui.box.innerHTML = data().views[view].svg;
     svg = ui.box.querySelector("svg");
-    elements = new Map();
-    if (svg) for (const g of svg.querySelectorAll("g.node, g.cluster")) elements.set(g.id, g);
+    elements = new Map();  // the elements that stand for some firing node in this view (not the legend's)
+    const used = new Set(data().nodes.map((n) => (n[2][view] || [null])[0]));
+    if (svg) for (const g of svg.querySelectorAll("g.node, g.cluster")) if (used.has(g.id)) elements.set(g.id, g);
     for (const b of ui.views.children) b.classList.toggle("cfnb-active", b.dataset.view === view);
     applyZoom();
   }

@@ -14,6 +14,7 @@ A firing whose node a view does not draw is shown on the op that stands for it (
 functional view the `While`/`If` op whose body it runs, in the lowered view the forward op a
 gradient op differentiates (`gradients/while/mul_grad/Mul` on `while/mul`).
 """
+import html
 import re
 
 from cfnb import viz
@@ -36,13 +37,26 @@ class GraphvizDrawing:
         titles = dict((title, gid) for gid, title in
                       re.findall(r'<g id="([^"]+)" class="node">\s*<title>([^<]*)</title>', self.svg))
         self._element = {op.name: titles.get(f"n{k}") for k, op in enumerate(self.ops)}
+        clusters = {}
+        for part in re.split(r'(?=<g id="clust)', self.svg)[1:]:
+            frame = re.search(r'class="cluster">.*?>frame ([^<]+)</text>', part, re.S)
+            if frame:
+                clusters[html.unescape(frame.group(1))] = part[len('<g id="'):part.index('"', len('<g id="'))]
+        frame_of, _ = viz.frames_of(graph)
+        self._frame = {}  # an op not drawn, in a frame that is: the frame's cluster stands for it
+        for op, frame in frame_of.items():
+            if op.name not in self._element and frame in clusters:
+                self._frame[op.name] = (clusters[frame], frame)
 
     def element_for(self, op_name):
-        """The id of the SVG element that draws `op_name`, or None."""
-        return self._element.get(op_name)
+        """The id of the SVG element that stands for `op_name`: its node, or the frame holding it; or None."""
+        return self._element.get(op_name) or self._frame.get(op_name, (None,))[0]
 
     def label_for(self, op_name):
-        """The name a caption gives `op_name` (the student's name, once drawings carry it)."""
+        """What a caption calls the element standing for `op_name`: the op's name where it is drawn (the
+        student's name too, once drawings carry it), `frame while` where its frame stands for it."""
+        if op_name in self._frame:
+            return f"frame {short_frame(self._frame[op_name][1])}"
         return op_name
 
 
@@ -85,6 +99,17 @@ def stand_in(node, names, view):
     return None
 
 
+def frame_stand_in(frame, names):
+    """The drawn functional op that runs `frame` (`while` for `while/while_context`, the outermost
+    drawn loop for a nested frame), or None: what stands, in the functional view, for a node the
+    lowering added to a loop (its counter, its history pushes)."""
+    parts = short_frame(frame).split("/") if frame else []
+    for k in range(1, len(parts) + 1):
+        if "/".join(parts[:k]) in names:
+            return "/".join(parts[:k])
+    return None
+
+
 def short_frame(name):
     """`while/while_context` -> `while`; the root frame is ``."""
     return name[: -len("/while_context")] if name.endswith("/while_context") else name
@@ -105,8 +130,11 @@ def trace_data(trace, drawings):
             per_view = {}
             for view, drawing in drawings.items():
                 shown = stand_in(firing.node, names[view], view)
-                element = drawing.element_for(shown) if shown else None
-                per_view[view] = [element, drawing.label_for(shown) if element else None, shown if element else None]
+                if shown is None and view == "functional":
+                    shown = frame_stand_in(firing.frame, names[view])
+                shown = shown or firing.node
+                element = drawing.element_for(shown)
+                per_view[view] = [element, drawing.label_for(shown), shown] if element else [None, None, None]
             nodes.append([firing.node, firing.op_type, per_view])
         frame = short_frame(firing.frame)
         if frame not in frame_index:
@@ -126,13 +154,13 @@ def caption(data, step, view):
     element, label, shown = per_view.get(view) or [None, None, None]
     frame = data["frames"][frame_index]
     where = f"in frame {frame}, iteration {iteration}" if frame else "in the root frame"
-    who = label if element is not None and shown == name else name
-    text = f"step {step}: {op_type} {who} {where}, {'live, value ' + value if live else 'dead'}"
+    own = element is not None and name in label  # the element is the node itself (or its lane), not a stand-in
+    text = f"step {step}: {op_type} {label if own else name} {where}, {'live, value ' + value if live else 'dead'}"
     if element is None:
         gradient = name.startswith("gradients")
-        text += (" — in the gradient loop: see the gradient view" if gradient and view != "gradient"
+        text += (" — part of the gradient: see the gradient view" if gradient and view != "gradient"
                  else " — not drawn in this view")
-    elif shown != name:
+    elif not own:
         text += f" — shown as {label}"
     if data["truncated"]:
         text += f" — the trace holds the first {len(data['steps']):,} firings of a longer run"

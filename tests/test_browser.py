@@ -51,7 +51,7 @@ def test_the_tour_explorer_works_in_chromium(tmp_path):
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer .cfnb-explorer-drawing svg')"
                                ".length >= 2")
-        assert page.locator(".jp-toast-container", has_text="news").count() == 0  # make lab's settings
+        assert page.get_by_text("Would you like to get notified").count() == 0  # make lab's settings answer it
         explorer = page.locator(".jp-OutputArea-output:has(.cfnb-explorer)").last  # the second display
         explorer.scroll_into_view_if_needed()
         drawing = explorer.locator(".cfnb-explorer-drawing")
@@ -86,6 +86,45 @@ def test_the_tour_explorer_works_in_chromium(tmp_path):
         explorer.locator("button.cfnb-next").click()
         assert _step(explorer) == step + 1
         assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step + 1}: ")
+
+
+def _executed_notebook(tmp_path, cells):
+    """A notebook of `cells`, run by a real kernel (nbclient), as tools/execute_notebooks.py runs the course."""
+    import nbformat
+    from nbclient import NotebookClient
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    return nb
+
+
+def test_a_static_html_export_steps_with_no_kernel_and_no_network(tmp_path):
+    """nbconvert's HTML of an executed notebook, opened from file:// with every http(s) request refused: the
+    explorer's own HTML (drawings, trace and script all inside it) switches views and plays."""
+    from nbconvert import HTMLExporter
+    nb = _executed_notebook(tmp_path, ["%load_ext cfnb",
+                                       "%%whileloop --grad v:x\nx = 2.0\nv = x\nwhile v < 8.0:\n    v = v * v"])
+    nb.metadata.pop("widgets", None)  # without a widget manager (that would come from a CDN), the page shows
+    page_path = tmp_path / "tour.html"  # the output's text/html: the explorer itself
+    page_path.write_text(HTMLExporter().from_notebook_node(nb)[0])
+    with chromium(tmp_path) as page:
+        refused = []
+        page.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+            ("file:", "blob:", "data:")) else (refused.append(route.request.url), route.abort()))
+        page.goto(page_path.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer svg').length === 1")
+        explorer = page.locator(".cfnb-explorer")
+        before = explorer.locator(".cfnb-explorer-drawing").inner_html()
+        explorer.locator("button.cfnb-view", has_text="gradient").click()
+        assert "StackPushV2" in explorer.locator(".cfnb-explorer-drawing").inner_html() != before
+        explorer.locator("select.cfnb-speed").select_option("40")
+        explorer.locator("button.cfnb-play").click()
+        page.wait_for_function("([el]) => parseInt(el.innerText) > 10",
+                               arg=[explorer.locator(".cfnb-readout").element_handle()])
+        explorer.locator("button.cfnb-play").click()  # pause
+        assert _firing_in_view(page, page) is True
+        # only nbconvert's own page template asks the network for anything (require.js, MathJax)
+        assert all("cdnjs.cloudflare.com" in url for url in refused), refused
+        assert [e for e in page.errors if "Failed to load resource" not in e] == []
 
 
 STUDENT_CELLS = {

@@ -102,7 +102,7 @@ def test_stepping_highlights_the_firing_node_in_every_view(result):
     assert explorer.highlighted == "while/mul" and explorer.caption.endswith("— shown as while/mul")
     explorer.step = next(f.step for f in trace if f.node == "gradients/b_count_2")  # the gradient loop's own
     assert explorer.highlighted is None
-    assert explorer.caption.endswith("— in the gradient loop: see the gradient view")
+    assert explorer.caption.endswith("— part of the gradient: see the gradient view")
     explorer.view = "gradient"
     assert explorer.highlighted == "gradients/b_count_2"
 
