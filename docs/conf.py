@@ -55,3 +55,5 @@ html_theme_options = {
 html_last_updated_fmt = None
 html_show_sourcelink = False
 html_copy_source = True            # the download button serves the notebook from _sources/
+# Search results without the page excerpt, which Sphinx's search fetches, and a browser refuses from file://
+html_show_search_summary = False

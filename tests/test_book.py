@@ -91,6 +91,9 @@ def test_every_chapter_is_a_page_in_chapter_order(site):
     sidebar = [a["href"] for a in front.select(".bd-sidenav a")]
     assert sidebar == ["#"] + [f"../notebooks/{key}.html" for key in CHAPTERS] + ["reading-guide.html"]
     assert (site / "search.html").is_file() and (site / "searchindex.js").is_file()
+    guide = _page(site, "docs/reading-guide.html")   # its chapters named as notebooks/NN_name.ipynb are links
+    named = set(re.findall(r"notebooks/(\d\d_\w+)\.ipynb", (ROOT / "docs" / "reading-guide.md").read_text()))
+    assert named and {f"../notebooks/{key}.html" for key in named} <= {a["href"] for a in guide.select("a")}
 
 
 def test_chapter_pages_open_with_goal_prerequisites_and_how_to_run(site):
@@ -247,6 +250,17 @@ def test_pages_load_cleanly_with_readable_figures_in_chromium(site, chromium):
         problems += [f"{name}: console error: {e}" for e in chromium.errors]
     assert not chromium.fetched, "the site fetched from the network:\n" + "\n".join(chromium.fetched)
     assert not problems, "\n".join(problems)
+
+
+@needs_chromium
+def test_search_finds_the_chapters_from_file(site, chromium):
+    chromium.errors.clear()
+    chromium.goto((site / "search.html").as_uri() + "?q=NextIteration")
+    chromium.wait_for_selector("#search-results li a")
+    found = {pathlib.Path(urllib.parse.urlsplit(a).path).name for a in
+             chromium.eval_on_selector_all("#search-results li a", "links => links.map(a => a.href)")}
+    assert {"01_the_five_primitives.html", "02_while_loop_lowered.html"} <= found, found
+    assert not chromium.errors, chromium.errors
 
 
 def _tour_has_the_browser_explorer():
