@@ -240,13 +240,25 @@ def _open(page, path):
     page.wait_for_function(WIDGETS_RENDERED_JS)
 
 
+def _explorer_problems(page, page_name):
+    """The explorers' drawings at their default zoom (the browser-side explorer's, measured as
+    tests/browser.py measures them in JupyterLab): text under 9 px, or cut off."""
+    problems = []
+    drawings = page.locator(".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg")
+    for i, svg in enumerate(drawings.all()):
+        seen = svg.evaluate(browser.MEASURE_JS)
+        if seen["cut"] or (seen["minTextPx"] or browser.MIN_TEXT_PX) < browser.MIN_TEXT_PX - 0.01:
+            problems.append(f"{page_name}: explorer {i}: text {seen['minTextPx']:.1f} px, cut off: {seen['cut']}")
+    return problems
+
+
 @needs_chromium
 def test_pages_load_cleanly_with_readable_figures_in_chromium(site, chromium):
     pages = ["docs/index.html"] + [f"notebooks/{key}.html" for key in CHAPTERS] + ["docs/reading-guide.html"]
     problems = []
     for name in pages:
         _open(chromium, site / name)
-        problems += _figure_problems(chromium.evaluate(FIGURES_JS), name)
+        problems += _figure_problems(chromium.evaluate(FIGURES_JS), name) + _explorer_problems(chromium, name)
         problems += [f"{name}: console error: {e}" for e in chromium.errors]
     assert not chromium.fetched, "the site fetched from the network:\n" + "\n".join(chromium.fetched)
     assert not problems, "\n".join(problems)
