@@ -50,7 +50,7 @@ function lastFirings(data, step, view) {
 function scaleFor(zoom, drawing, boxWidth) {
   if (zoom !== "auto") return parseFloat(zoom);
   const fit = Math.min(1, boxWidth / drawing.width);
-  const readable = drawing.min_font > 0 ? MIN_TEXT_PX / drawing.min_font : fit;
+  const readable = drawing.font_px > 0 ? MIN_TEXT_PX / drawing.font_px : fit;
   return Math.min(1, Math.max(fit, readable));  // fit the width unless the text would fall under 9 px
 }
 
@@ -91,138 +91,160 @@ function buildControls(model, root) {
   return { views, play, prev, next, slider, readout, speed, zoom, caption: captionLine, box, last };
 }
 
-export function render({ model, el: host }) {
-  const root = el("div", { class: "cfnb-explorer" });
-  host.replaceChildren(root);
-  const ui = buildControls(model, root);
-  const data = () => model.get("data");
-  let shownView = null, svg = null, elements = new Map(), timer = null;
-
-  const setStep = (s) => {
-    model.set("step", Math.max(0, Math.min(ui.last, s)));
-    model.save_changes();
-  };
-
-  function showView() {
-    const view = model.get("view");
-    if (view === shownView) return;
-    shownView = view;
-    ui.box.innerHTML = data().views[view].svg;
-    svg = ui.box.querySelector("svg");
-    elements = new Map();  // the elements that stand for some firing node in this view (not the legend's)
-    const used = new Set(data().nodes.map((n) => (n[2][view] || [null])[0]));
-    if (svg) for (const g of svg.querySelectorAll("g.node, g.cluster")) if (used.has(g.id)) elements.set(g.id, g);
-    for (const b of ui.views.children) b.classList.toggle("cfnb-active", b.dataset.view === view);
-    applyZoom();
+// One view of the explorer in the page: it draws the current view and restyles it per step.
+class ExplorerView {
+  constructor(model, host) {
+    this.model = model;
+    this.root = el("div", { class: "cfnb-explorer" });
+    host.replaceChildren(this.root);
+    this.ui = buildControls(model, this.root);
+    this.shownView = null;
+    this.svg = null;
+    this.elements = new Map();
+    this.timer = null;
+    this.wire();
+    this.restyle();
   }
 
-  function applyZoom() {
-    if (!svg) return;
-    const drawing = data().views[shownView];
-    const scale = scaleFor(model.get("zoom"), drawing, ui.box.clientWidth || 960);
-    svg.setAttribute("width", `${(drawing.width * scale).toFixed(1)}px`);
-    svg.setAttribute("height", `${(drawing.height * scale).toFixed(1)}px`);
-    root.dataset.scale = scale.toFixed(4);
-    follow();
+  get data() { return this.model.get("data"); }
+
+  setStep(step) {
+    this.model.set("step", Math.max(0, Math.min(this.ui.last, step)));
+    this.model.save_changes();
   }
 
-  function firingElement() {
-    const row = data().steps[model.get("step")];
+  setState(key, value) {
+    this.model.set(key, value);
+    this.model.save_changes();
+  }
+
+  wire() {
+    const { ui, model } = this;
+    ui.play.addEventListener("click", () => (this.timer ? this.stop() : this.start()));
+    ui.prev.addEventListener("click", () => { this.stop(); this.setStep(model.get("step") - 1); });
+    ui.next.addEventListener("click", () => { this.stop(); this.setStep(model.get("step") + 1); });
+    ui.slider.addEventListener("input", () => { this.stop(); this.setStep(parseInt(ui.slider.value, 10)); });
+    ui.speed.addEventListener("change", () => this.setState("interval", parseInt(ui.speed.value, 10)));
+    ui.zoom.addEventListener("change", () => this.setState("zoom", ui.zoom.value));
+    this.handlers = {
+      "change:step": () => this.restyle(),
+      "change:view": () => this.restyle(),
+      "change:zoom": () => { ui.zoom.value = model.get("zoom"); this.applyZoom(); },
+      "change:interval": () => { ui.speed.value = String(model.get("interval")); if (this.timer) this.start(); },
+    };
+    for (const [event, handler] of Object.entries(this.handlers)) model.on(event, handler);
+    this.resize = new ResizeObserver(() => model.get("zoom") === "auto" && this.applyZoom());
+    this.resize.observe(ui.box);
+  }
+
+  destroy() {
+    this.stop();
+    this.resize.disconnect();
+    for (const [event, handler] of Object.entries(this.handlers)) this.model.off(event, handler);
+  }
+
+  // The view's drawing, put in the box once per view switch.
+  showView() {
+    const view = this.model.get("view");
+    if (view === this.shownView) return;
+    this.shownView = view;
+    this.ui.box.innerHTML = this.data.views[view].svg;
+    this.svg = this.ui.box.querySelector("svg");
+    this.elements = new Map();  // the elements that stand for some firing node in this view (not the legend's)
+    const used = new Set(this.data.nodes.map((n) => (n[2][view] || [null])[0]));
+    for (const g of this.svg ? this.svg.querySelectorAll("g.node, g.cluster") : []) {
+      if (used.has(g.id)) this.elements.set(g.id, g);
+    }
+    for (const b of this.ui.views.children) b.classList.toggle("cfnb-active", b.dataset.view === view);
+    this.applyZoom();
+  }
+
+  applyZoom() {
+    if (!this.svg) return;
+    const drawing = this.data.views[this.shownView];
+    const scale = scaleFor(this.model.get("zoom"), drawing, this.ui.box.clientWidth || 960);
+    this.svg.setAttribute("width", `${(drawing.width * scale).toFixed(1)}px`);
+    this.svg.setAttribute("height", `${(drawing.height * scale).toFixed(1)}px`);
+    this.root.dataset.scale = scale.toFixed(4);
+    this.follow();
+  }
+
+  firingElement() {
+    const row = this.data.steps[this.model.get("step")];
     if (!row) return null;
-    const id = (data().nodes[row[0]][2][shownView] || [null])[0];
-    return id === null ? null : elements.get(id) || null;
+    const id = (this.data.nodes[row[0]][2][this.shownView] || [null])[0];
+    return id === null ? null : this.elements.get(id) || null;
   }
 
   // Scroll the box (only the box, not the page) so the firing element is in view.
-  function follow() {
-    const target = firingElement();
+  follow() {
+    const target = this.firingElement();
     if (!target) return;
-    const r = target.getBoundingClientRect(), b = ui.box.getBoundingClientRect(), pad = 24;
-    if (r.left < b.left + pad || r.right > b.right - pad) {
-      ui.box.scrollLeft += (r.left + r.right) / 2 - (b.left + b.right) / 2;
-    }
-    if (r.top < b.top + pad || r.bottom > b.bottom - pad) {
-      ui.box.scrollTop += (r.top + r.bottom) / 2 - (b.top + b.bottom) / 2;
-    }
+    const box = this.ui.box, r = target.getBoundingClientRect(), b = box.getBoundingClientRect(), pad = 24;
+    if (r.left < b.left + pad || r.right > b.right - pad) box.scrollLeft += (r.left + r.right - b.left - b.right) / 2;
+    if (r.top < b.top + pad || r.bottom > b.bottom - pad) box.scrollTop += (r.top + r.bottom - b.top - b.bottom) / 2;
   }
 
-  function restyle() {
-    showView();
-    const step = model.get("step"), d = data();
-    const last = lastFirings(d, step, shownView);
-    for (const [id, g] of elements) {
+  restyle() {
+    this.showView();
+    const step = this.model.get("step"), data = this.data, ui = this.ui;
+    const last = lastFirings(data, step, this.shownView);
+    for (const [id, g] of this.elements) {
       const fired = last.has(id);
       g.classList.toggle("cfnb-unfired", !fired && g.classList.contains("node"));
       g.classList.toggle("cfnb-dead", fired && last.get(id) === 0);
       g.classList.remove("cfnb-firing");
     }
-    svg && svg.querySelectorAll(".cfnb-mark").forEach((m) => m.remove());
-    const target = firingElement();
+    if (this.svg) this.svg.querySelectorAll(".cfnb-mark").forEach((m) => m.remove());
+    const target = this.firingElement();
     if (target) {
       target.classList.add("cfnb-firing");
-      mark(target, d.steps[step]);
+      this.mark(target, data.steps[step]);
     }
-    root.dataset.firing = target ? target.id : "";
-    ui.caption.textContent = caption(d, step, shownView);
+    this.root.dataset.firing = target ? target.id : "";
+    ui.caption.textContent = caption(data, step, this.shownView);
     ui.slider.value = String(step);
     ui.readout.textContent = `${step} / ${ui.last}`;
-    follow();
+    this.follow();
   }
 
   // A ring around the firing element and its value beside it, drawn in the SVG's own coordinates.
-  function mark(target, row) {
-    const box = target.getBBox(), layer = svg.querySelector("g.graph") || svg;
-    const ring = document.createElementNS(SVG_NS, "rect");
-    for (const [k, v] of Object.entries({ x: box.x - 3, y: box.y - 3, width: box.width + 6, height: box.height + 6,
-                                          rx: 4, class: "cfnb-mark cfnb-ring" })) ring.setAttribute(k, v);
-    layer.append(ring);
+  mark(target, row) {
+    const box = target.getBBox(), layer = this.svg.querySelector("g.graph") || this.svg;
+    const add = (tag, attrs, text) => {
+      const node = document.createElementNS(SVG_NS, tag);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+      node.textContent = text;
+      layer.append(node);
+    };
+    add("rect", { x: box.x - 3, y: box.y - 3, width: box.width + 6, height: box.height + 6, rx: 4,
+                  class: "cfnb-mark cfnb-ring" }, "");
     if (row[3] && row[4] !== "") {
-      const tag = document.createElementNS(SVG_NS, "text");
-      for (const [k, v] of Object.entries({ x: box.x + box.width + 6, y: box.y + box.height / 2 + 4,
-                                            class: "cfnb-mark cfnb-value" })) tag.setAttribute(k, v);
-      tag.textContent = row[4];
-      layer.append(tag);
+      add("text", { x: box.x + box.width + 6, y: box.y + box.height / 2 + 4, class: "cfnb-mark cfnb-value" }, row[4]);
     }
   }
 
-  function stop() {
-    clearInterval(timer);
-    timer = null;
-    ui.play.textContent = "\u25B6 play";
-    root.classList.remove("cfnb-playing");
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
+    this.ui.play.textContent = "\u25B6 play";
+    this.root.classList.remove("cfnb-playing");
   }
 
-  function start() {
-    if (model.get("step") >= ui.last) setStep(0);
-    clearInterval(timer);
-    timer = setInterval(() => (model.get("step") >= ui.last ? stop() : setStep(model.get("step") + 1)),
-                        model.get("interval"));
-    ui.play.textContent = "\u275A\u275A pause";
-    root.classList.add("cfnb-playing");
+  start() {
+    const model = this.model, last = this.ui.last;
+    if (model.get("step") >= last) this.setStep(0);
+    clearInterval(this.timer);
+    this.timer = setInterval(() => (model.get("step") >= last ? this.stop() : this.setStep(model.get("step") + 1)),
+                             model.get("interval"));
+    this.ui.play.textContent = "\u275A\u275A pause";
+    this.root.classList.add("cfnb-playing");
   }
+}
 
-  ui.play.addEventListener("click", () => (timer ? stop() : start()));
-  ui.prev.addEventListener("click", () => { stop(); setStep(model.get("step") - 1); });
-  ui.next.addEventListener("click", () => { stop(); setStep(model.get("step") + 1); });
-  ui.slider.addEventListener("input", () => { stop(); setStep(parseInt(ui.slider.value, 10)); });
-  ui.speed.addEventListener("change", () => { model.set("interval", parseInt(ui.speed.value, 10)); model.save_changes(); });
-  ui.zoom.addEventListener("change", () => { model.set("zoom", ui.zoom.value); model.save_changes(); });
-
-  const handlers = {
-    "change:step": restyle,
-    "change:view": restyle,
-    "change:zoom": () => { ui.zoom.value = model.get("zoom"); applyZoom(); },
-    "change:interval": () => { ui.speed.value = String(model.get("interval")); if (timer) start(); },
-  };
-  for (const [event, handler] of Object.entries(handlers)) model.on(event, handler);
-  const resize = new ResizeObserver(() => model.get("zoom") === "auto" && applyZoom());
-  resize.observe(ui.box);
-  restyle();
-  return () => {
-    stop();
-    resize.disconnect();
-    for (const [event, handler] of Object.entries(handlers)) model.off(event, handler);
-  };
+export function render({ model, el: host }) {
+  const view = new ExplorerView(model, host);
+  return () => view.destroy();
 }
 
 // A model over plain state, for the static HTML fallback (no widget manager, no kernel).

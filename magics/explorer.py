@@ -44,7 +44,7 @@ class Explorer(anywidget.AnyWidget):
         views = ["functional", "lowered"] + (["gradient"] if result.grads else [])
         self.drawings = drawings or {view: explorer_data.drawing_for(result, view) for view in views}
         data = explorer_data.trace_data(result.trace, self.drawings)
-        data["views"] = {view: {"svg": d.svg, "width": d.width, "height": d.height, "min_font": d.min_font}
+        data["views"] = {view: {"svg": d.svg, "width": d.width, "height": d.height, "font_px": d.font_px or 0.0}
                          for view, d in self.drawings.items()}
         self._displayed = False
         super().__init__(data=data, **state)

@@ -19,7 +19,7 @@ def styled_svg(svg, element_id):
     (an `<img>` keeps it to itself)."""
     if not element_id or "<svg" not in svg:
         return svg
-    style = "<style>" + FIRING_STYLE.format(sel=f"#{element_id}") + "</style>"
+    style = "<style>" + FIRING_STYLE.format(sel=f'[id="{element_id}"]') + "</style>"  # ids hold dots
     head_end = svg.index(">", svg.index("<svg")) + 1
     return svg[:head_end] + style + svg[head_end:]
 
@@ -31,21 +31,24 @@ def _script_json(value):
 
 def explorer_html(explorer):
     """The explorer's text/html: its current step as a picture, its state, and the script that steps it."""
-    from .explorer import CSS, ESM
     data, view, step = explorer.data, explorer.view, explorer.step
     drawing = data["views"][view]
     element = None
     if data["steps"]:
         element = data["nodes"][data["steps"][step][0]][2][view][0]
     caption = html.escape(explorer.caption)
-    picture = svg_img(styled_svg(drawing["svg"], element), alt=f"{view} view, step {step}",
-                      size=(drawing["width"], drawing["height"]), css_class="cfnb-explorer-drawing")
+    if drawing["svg"].startswith("<svg"):
+        picture = svg_img(styled_svg(drawing["svg"], element), alt=f"{view} view, step {step}",
+                          size=(drawing["width"], drawing["height"]), css_class="cfnb-explorer-drawing")
+    else:  # no Graphviz: the message and the DOT text
+        picture = f'<div class="cfnb-explorer-drawing">{drawing["svg"]}</div>'
+
     state = {"data": data, "view": view, "step": step, "zoom": explorer.zoom, "interval": explorer.interval}
-    module = ESM.replace("</script", "<\\/script")
+    module = str(explorer._esm).replace("</script", "<\\/script")
     boot = ("(function(host){var url=URL.createObjectURL(new Blob([host.querySelector('script.cfnb-explorer-esm')"
             ".textContent],{type:'text/javascript'}));import(url).then(function(m){m.mount(host);});})"
             "(document.currentScript.parentElement);")
-    return (f'<div class="cfnb-explorer-static"><style>{CSS}</style><div class="cfnb-explorer-host">'
+    return (f'<div class="cfnb-explorer-static"><style>{explorer._css}</style><div class="cfnb-explorer-host">'
             f'<div class="cfnb-explorer-caption">{caption}</div>{picture}'
             f'<script type="application/json" class="cfnb-explorer-state">{_script_json(state)}</script>'
             f'<script type="text/plain" class="cfnb-explorer-esm">{module}</script>'

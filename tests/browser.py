@@ -113,7 +113,7 @@ def open_notebook(page, base, token, path, kernel=True):
 # What a reader sees of one picture: JavaScript run on an <img> (a data: URL SVG) or an inline <svg>.
 # Text size: the SVG's smallest font-size in its own units times the displayed px per unit.
 # Cut off: the picture's right or bottom edge beyond its clipping box, when that box cannot scroll.
-MEASURE_JS = """
+MEASURE_JS = r"""
 (el) => {
   let svg = el, scale;
   if (el.tagName.toLowerCase() === 'img') {
@@ -129,6 +129,8 @@ MEASURE_JS = """
   const unitsWide = vb.length === 4 ? vb[2] : parseFloat(svg.getAttribute('width'));
   const shown = el.getBoundingClientRect();
   scale = shown.width / unitsWide;
+  const inner = /scale\(([\d.]+)/.exec((svg.querySelector('#graph0') || svg).getAttribute('transform') || '');
+  if (inner) scale *= parseFloat(inner[1]);  // graphviz scaled the drawing down to a size (viz.drawing)
   const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size') ||
       (t.closest('[font-size]') || {getAttribute: () => '14'}).getAttribute('font-size')));
   const fonts = sizes.filter(s => s > 0);
