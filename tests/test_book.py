@@ -24,7 +24,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import browser  # noqa: E402  (tests/browser.py: Chromium as the browser tests launch it)
-from book_figures import MIN_FONT_PX, measure_svg  # noqa: E402  (the figures' legibility measurement)
+
+from cfnb.viz.fit import MIN_FONT, measure  # noqa: E402  (the course's legibility measurement)
 
 CHAPTERS = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -205,15 +206,15 @@ def _figure_problems(figures, page_name):
     problems = []
     for figure in figures:
         name = f"{page_name}: {figure['src'].rsplit('/', 1)[1]}"
-        width, font = measure_svg(pathlib.Path(urllib.parse.unquote(figure["src"][len("file://"):])).read_text())
-        shown_font = font * figure["shown"] / width if font else None
+        natural = measure(pathlib.Path(urllib.parse.unquote(figure["src"][len("file://"):])).read_text())
+        shown_font = natural.font_px * figure["shown"] / natural.width if natural.font_px else None
         if not figure["loaded"]:
             problems.append(f"{name} did not load")
         if figure["box"] > figure["column"] + 0.5:
             problems.append(f"{name} is {figure['box']:.0f} px wide in a {figure['column']:.0f} px column")
         if figure["shown"] > figure["box"] + 0.5 and not figure["scrolls"]:
             problems.append(f"{name} is cut off")
-        if shown_font is not None and shown_font < MIN_FONT_PX - 0.01:
+        if shown_font is not None and shown_font < MIN_FONT - 0.01:
             problems.append(f"{name} shows text at {shown_font:.1f} px")
     return problems
 

@@ -5,40 +5,15 @@ A notebook's drawing is an SVG at its natural size (graphviz writes points: 1 pt
 output is shown at `clamp(readable, 100%, natural)` width: its natural size when it fits the column, scaled
 down to the column when its smallest text stays at least 9 CSS px, and otherwise at the smallest readable
 size in a box that scrolls sideways (a drawing whose text is under 9 px even at its natural size is enlarged).
-The same rule as the explorer's "fit (readable)" zoom; no script needed.
+The same rule as the explorer's "fit (readable)" zoom, with the same measurement (`cfnb.viz.measure`: an SVG's
+width and smallest text in CSS px); no script needed.
 """
-import re
-
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-MIN_FONT_PX = 9.0
-_UNITS = {"pt": 4 / 3, "px": 1.0, "": 1.0}
-_SVG_HEAD = re.compile(r"<svg\b[^>]*>")
-_LENGTH = r'\s{}="([\d.]+)\s*(pt|px)?"'
-_VIEWBOX = re.compile(r'viewBox="\s*[-\d.]+[ ,]+[-\d.]+[ ,]+([\d.]+)[ ,]+([\d.]+)"')
-_GRAPH_SCALE = re.compile(r'<g id="graph0"[^>]*transform="scale\(([\d.]+)')
-_FONT_SIZE = re.compile(r'font-size(?:="|:\s*)([\d.]+)')
+from cfnb.viz import fit
 
-
-def measure_svg(svg):
-    """(width, smallest text) of an SVG in CSS px at its natural size; the text is None when it has none.
-
-    Sizes in pt count 4/3 px; a viewBox maps user units to the drawn width, and graphviz's `scale(s)` on
-    its top group scales everything once more."""
-    head = _SVG_HEAD.search(svg)
-    if head is None:
-        raise ValueError("not an SVG document")
-    width = re.search(_LENGTH.format("width"), head.group(0))
-    box = _VIEWBOX.search(head.group(0))
-    if width is None and box is None:
-        raise ValueError("an SVG with neither a width nor a viewBox")
-    width_px = float(width.group(1)) * _UNITS[width.group(2) or ""] if width else float(box.group(1))
-    unit = width_px / float(box.group(1)) if box and float(box.group(1)) else 1.0
-    scale = _GRAPH_SCALE.search(svg)
-    unit *= float(scale.group(1)) if scale else 1.0
-    fonts = [float(size) for size in _FONT_SIZE.findall(svg)]
-    return width_px, (min(fonts) * unit if fonts else None)
+MIN_FONT_PX = fit.MIN_FONT   # 9 CSS px, as the notebooks' own drawings are checked
 
 
 def readable_width(natural_width, smallest_font):
@@ -73,7 +48,8 @@ class ReadableFigures(SphinxPostTransform):
             if not uri.endswith(".svg") or not _in_cell_output(image):
                 continue
             _, path = self.env.relfn2path("/" + uri)
-            width, font = measure_svg(open(path, encoding="utf-8").read())
+            measured = fit.measure(open(path, encoding="utf-8").read())
+            width, font = measured.width, measured.font_px
             figure = readable_figure(natural=width, readable=readable_width(width, font))
             image.replace_self(figure)
             figure += image
