@@ -24,6 +24,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 import browser  # noqa: E402  (tests/browser.py: Chromium as the browser tests launch it)
+from book_course import chapter_table, present_chapter  # noqa: E402  (docs/_ext: what the site adds)
 
 from cfnb.viz.fit import MIN_FONT, measure  # noqa: E402  (the course's legibility measurement)
 
@@ -43,6 +44,29 @@ def _notebook(key):
 
 def _source(cell):
     return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def test_both_course_tables_name_every_chapter():
+    """The front page's table is README.md's, a chapter's goal and prerequisites notebooks/README.md's: a new
+    notebooks/NN_name.ipynb needs a row in each (the build fails without, naming the table)."""
+    assert list(chapter_table(ROOT, "README.md", after="\n## The course\n")) == CHAPTERS
+    assert list(chapter_table(ROOT, "notebooks/README.md")) == CHAPTERS
+
+
+def test_a_chapter_is_presented_with_its_card_and_exercise_notes():
+    cells = [{"cell_type": "markdown", "source": "# 3 · cond\nThe prose."},
+             {"cell_type": "code", "source": 'answer = None\ncheck("03.switch_count", answer)',
+              "outputs": [{"output_type": "execute_result", "data": {"text/plain": "✗ Not yet."}}]},
+             {"cell_type": "markdown", "source": "<details><summary>Solution</summary>\n\n4\n</details>"},
+             {"cell_type": "code", "source": "print(1)", "outputs": [{"output_type": "stream", "text": "1"}]}]
+    notebook = {"cells": cells, "metadata": {}}
+    shown = present_chapter(notebook, "03_cond", "see `cond`", "01", ROOT)["cells"]
+    title, card = shown[0]["source"].split("\n", 1)
+    assert title == "# 3 · cond" and card.index("**Goal.** see `cond`") < card.index("The prose.")
+    assert "[01](01_the_five_primitives.ipynb)" in card and "(run-chapter-03)=" in card
+    assert shown[1]["outputs"] == [] and cells[1]["outputs"], "the check cell's output goes, on the site only"
+    assert "Run this notebook to check your answer" in shown[2]["source"] and "<run-chapter-03>" in shown[2]["source"]
+    assert shown[3:] == cells[2:]
 
 
 @pytest.fixture(scope="session")
