@@ -243,10 +243,12 @@ def _figure_problems(figures, page_name):
     return problems
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(tmp_path_factory):
-    """One headless Chromium for the session's browser tests; every request off this machine is refused and
-    recorded in `page.fetched`."""
+    """One headless Chromium for this file's browser tests; every request off this machine is refused and
+    recorded in `page.fetched`. Closed after this file's tests: Playwright's sync API keeps an asyncio loop
+    running in this thread while it is open, which later tests (IPython's shell, other Playwright tests)
+    must not inherit."""
     if browser.CHROMIUM is None:
         pytest.skip("Chromium is not installed (sudo apt-get install chromium)")
     with browser.chromium(tmp_path_factory.mktemp("chromium")) as page:
