@@ -14,18 +14,19 @@ const MIN_TEXT_PX = 9;   // the smallest text a drawing may show at the default 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SHAPES = "polygon, ellipse, path";
 
-// What the caption says at `step` in `view` (explorer_data.caption says the same in Python).
-export function caption(data, step, view) {
-  if (!data.steps.length) return `${view} graph (no trace)`;
+// What the caption says at `step` in the drawing `key` (a view at a level of detail: `lowered`,
+// `lowered/all`); explorer_data.caption says the same in Python.
+export function caption(data, step, key) {
+  if (!data.steps.length) return `${key.split("/")[0]} graph (no trace)`;
   const [nodeIndex, frameIndex, iteration, live, value] = data.steps[step];
   const [name, opType, perView] = data.nodes[nodeIndex];
-  const [element, label, shown] = perView[view] || [null, null, null];
+  const [element, label] = perView[key] || [null, null];
   const frame = data.frames[frameIndex];
   const where = frame ? `in frame ${frame}, iteration ${iteration}` : "in the root frame";
   const own = element !== null && label.includes(name);  // the node itself (or its lane), not a stand-in
   let text = `step ${step}: ${opType} ${own ? label : name} ${where}, ${live ? "live, value " + value : "dead"}`;
   if (element === null) {
-    text += name.startsWith("gradients") && view !== "gradient"
+    text += name.startsWith("gradients") && !key.startsWith("gradient")
       ? " \u2014 part of the gradient: see the gradient view" : " \u2014 not drawn in this view";
   } else if (!own) {
     text += ` \u2014 shown as ${label}`;
@@ -68,7 +69,7 @@ function options(select, pairs, value) {
 
 function buildControls(model, root) {
   const views = el("div", { class: "cfnb-explorer-views", role: "group" });
-  for (const view of Object.keys(model.get("data").views)) {
+  for (const view of model.get("data").view_names) {
     const b = el("button", { class: "cfnb-view", "data-view": view, type: "button" }, view);
     b.addEventListener("click", () => { model.set("view", view); model.save_changes(); });
     views.append(b);
@@ -84,11 +85,17 @@ function buildControls(model, root) {
   options(speed, SPEEDS, model.get("interval"));
   const zoom = el("select", { class: "cfnb-zoom", title: "zoom" });
   options(zoom, ZOOMS, model.get("zoom"));
+  const every = el("input", { type: "checkbox", class: "cfnb-detail" });
+  every.checked = model.get("detail") === "all";
+  every.addEventListener("change", () => { model.set("detail", every.checked ? "all" : "lesson"); model.save_changes(); });
+  const detail = el("label", { class: "cfnb-detail-label", title: "every node, as TensorFlow built it, with its names" });
+  detail.append(every, " every node");
+  views.append(detail);
   bar.append(play, prev, next, slider, readout, el("span", {}, "speed"), speed, el("span", {}, "zoom"), zoom);
   const captionLine = el("div", { class: "cfnb-explorer-caption" });
   const box = el("div", { class: "cfnb-explorer-drawing" });
   root.append(views, bar, captionLine, box);
-  return { views, play, prev, next, slider, readout, speed, zoom, caption: captionLine, box, last };
+  return { views, play, prev, next, slider, readout, speed, zoom, every, caption: captionLine, box, last };
 }
 
 // One view of the explorer in the page: it draws the current view and restyles it per step.
@@ -107,6 +114,12 @@ class ExplorerView {
   }
 
   get data() { return this.model.get("data"); }
+
+  // The drawing shown: the view at its level of detail (explorer_data.drawing_key).
+  get key() {
+    const view = this.model.get("view"), detail = this.model.get("detail");
+    return detail === "lesson" ? view : `${view}/${detail}`;
+  }
 
   setStep(step) {
     this.model.set("step", Math.max(0, Math.min(this.ui.last, step)));
@@ -129,6 +142,7 @@ class ExplorerView {
     this.handlers = {
       "change:step": () => this.restyle(),
       "change:view": () => this.restyle(),
+      "change:detail": () => { ui.every.checked = model.get("detail") === "all"; this.restyle(); },
       "change:zoom": () => { ui.zoom.value = model.get("zoom"); this.applyZoom(); },
       "change:interval": () => { ui.speed.value = String(model.get("interval")); if (this.timer) this.start(); },
     };
@@ -145,17 +159,17 @@ class ExplorerView {
 
   // The view's drawing, put in the box once per view switch.
   showView() {
-    const view = this.model.get("view");
-    if (view === this.shownView) return;
-    this.shownView = view;
-    this.ui.box.innerHTML = this.data.views[view].svg;
+    const key = this.key, view = this.model.get("view");
+    if (key === this.shownView) return;
+    this.shownView = key;
+    this.ui.box.innerHTML = this.data.views[key].svg;
     this.svg = this.ui.box.querySelector("svg");
     this.elements = new Map();  // the elements that stand for some firing node in this view (not the legend's)
-    const used = new Set(this.data.nodes.map((n) => (n[2][view] || [null])[0]));
+    const used = new Set(this.data.nodes.map((n) => (n[2][key] || [null])[0]));
     for (const g of this.svg ? this.svg.querySelectorAll("g.node, g.cluster") : []) {
       if (used.has(g.id)) this.elements.set(g.id, g);
     }
-    for (const b of this.ui.views.children) b.classList.toggle("cfnb-active", b.dataset.view === view);
+    for (const b of this.ui.views.querySelectorAll("button")) b.classList.toggle("cfnb-active", b.dataset.view === view);
     this.applyZoom();
   }
 

@@ -44,12 +44,20 @@ def view_ops(result, view):
     return graph, ops
 
 
-def drawing_for(result, view):
-    """The view's drawing (a `viz.Drawing`, at the lesson's level of detail)."""
+DETAILS = ("lesson", "all")  # what the lesson is about (plumbing folded), and every node as TensorFlow built it
+
+
+def drawing_key(view, detail):
+    """How the data names the drawing of `view` at `detail`: `lowered`, `lowered/all`."""
+    return view if detail == "lesson" else f"{view}/{detail}"
+
+
+def drawing_for(result, view, detail="lesson"):
+    """The view's drawing at a level of detail (a `viz.Drawing`)."""
     graph, ops = view_ops(result, view)
     if not viz.dot.dot_available():
         return NoDotDrawing(graph, ops)
-    return viz.drawing(graph, ops=ops)
+    return viz.drawing(graph, ops=ops, detail=detail)
 
 
 def frame_element(drawing, frame_path):
@@ -111,13 +119,13 @@ def trace_data(trace, drawings):
     steps   one [node index, frame index, iteration, live (0/1), value] per firing, in order
     """
     nodes, index, frames, frame_index, steps = [], {}, [], {}, []
-    names = {view: {op.name for op in d.ops} for view, d in drawings.items()}
+    names = {key: {op.name for op in d.ops} for key, d in drawings.items()}
     for firing in trace.firings:
         if firing.node not in index:
             index[firing.node] = len(nodes)
             per_view = {}
-            for view, drawing in drawings.items():
-                per_view[view] = _shown_in(drawing, firing, names[view], view)
+            for key, drawing in drawings.items():  # key: a view at a level of detail (drawing_key)
+                per_view[key] = _shown_in(drawing, firing, names[key], key.split("/")[0])
             nodes.append([firing.node, firing.op_type, per_view])
         frame = short_frame(firing.frame)
         if frame not in frame_index:
@@ -141,20 +149,21 @@ def _shown_in(drawing, firing, names, view):
     return [element, label, label] if element else [None, None, None]
 
 
-def caption(data, step, view):
-    """What the page writes under the buttons at `step` in `view` (explorer.js's `caption` says the same)."""
+def caption(data, step, key):
+    """What the page writes under the buttons at `step` in the drawing `key` (a view at a level of detail,
+    drawing_key); explorer.js's `caption` says the same."""
     if not data["steps"]:
-        return f"{view} graph (no trace)"
+        return f"{key.split('/')[0]} graph (no trace)"
     node_index, frame_index, iteration, live, value = data["steps"][step]
     name, op_type, per_view = data["nodes"][node_index]
-    element, label, shown = per_view.get(view) or [None, None, None]
+    element, label, shown = per_view.get(key) or [None, None, None]
     frame = data["frames"][frame_index]
     where = f"in frame {frame}, iteration {iteration}" if frame else "in the root frame"
     own = element is not None and name in label  # the element is the node itself (or its lane), not a stand-in
     text = f"step {step}: {op_type} {label if own else name} {where}, {'live, value ' + value if live else 'dead'}"
     if element is None:
         gradient = name.startswith("gradients")
-        text += (" — part of the gradient: see the gradient view" if gradient and view != "gradient"
+        text += (" — part of the gradient: see the gradient view" if gradient and not key.startswith("gradient")
                  else " — not drawn in this view")
     elif not own:
         text += f" — shown as {label}"

@@ -31,19 +31,19 @@ def _script_json(value):
 
 def explorer_html(explorer):
     """The explorer's text/html: its current step as a picture, its state, and the script that steps it."""
-    data, view, step = explorer.data, explorer.view, explorer.step
-    drawing = data["views"][view]
+    data, view, key, step = explorer.data, explorer.view, explorer.key, explorer.step
+    drawing = data["views"][key]
     element = None
     if data["steps"]:
-        element = data["nodes"][data["steps"][step][0]][2][view][0]
+        element = data["nodes"][data["steps"][step][0]][2][key][0]
     caption = html.escape(explorer.caption)
     if drawing["svg"].startswith("<svg"):
         picture = svg_img(styled_svg(drawing["svg"], element), alt=f"{view} view, step {step}",
                           size=(drawing["width"], drawing["height"]), css_class="cfnb-explorer-drawing")
     else:  # no Graphviz: the message and the DOT text
         picture = f'<div class="cfnb-explorer-drawing">{drawing["svg"]}</div>'
-
-    state = {"data": data, "view": view, "step": step, "zoom": explorer.zoom, "interval": explorer.interval}
+    state = {"data": data, "view": view, "detail": explorer.detail, "step": step, "zoom": explorer.zoom,
+             "interval": explorer.interval}
     module = str(explorer._esm).replace("</script", "<\\/script")
     boot = ("(function(host){var url=URL.createObjectURL(new Blob([host.querySelector('script.cfnb-explorer-esm')"
             ".textContent],{type:'text/javascript'}));import(url).then(function(m){m.mount(host);});})"

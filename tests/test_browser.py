@@ -5,8 +5,9 @@
   and still steps after the kernel is shut down (stepping runs in the page). No first-start news pop-up.
 - Explorers of six student-style cells (Newton, for/continue over an array, nested loops, an RNN with
   `--grad`, if/else in a loop, bisection), from their static HTML (what a static export or the course
-  site shows, no kernel and no widget manager): in every view, nothing cut off, text >= 9 px at the
-  default zoom, the firing node in view after Play, the page's caption equal to Python's.
+  site shows, no kernel and no widget manager): in every view, at the lesson's level of detail and with
+  every node, nothing cut off, text >= 9 px at the default zoom, the firing node in view after Play (and
+  at 200%), the page's caption equal to Python's.
 - Every course notebook opened unrun and untrusted in a fresh JupyterLab: every committed picture
   shows (an image, not its text), readable (text >= 9 px) and not cut off. `CFNB_NOTEBOOKS=DIR` checks
   the notebooks in DIR instead (executed copies, before the course is re-executed).
@@ -146,11 +147,14 @@ STUDENT_CELLS = {
 @pytest.fixture(scope="module")
 def student_explorers(ip):
     import numpy as np
+    before = set(ip.user_ns)
     ip.user_ns["np"] = np
     explorers = {}
     for name, (options, cell, _) in STUDENT_CELLS.items():
         ip.run_cell_magic("whileloop", f"--no-display --as _student {options}", cell)
         explorers[name] = ip.user_ns["_student"].explorer()
+    for added in set(ip.user_ns) - before:  # the shell is shared: leave no `k` or `x` to later tests
+        del ip.user_ns[added]
     return explorers
 
 
@@ -170,22 +174,23 @@ def test_student_explorers_are_readable_in_every_view(student_explorers, tmp_pat
                                f"{len(student_explorers)}")
         for name, explorer in student_explorers.items():
             section = page.locator(f"section#{name}")
-            for view in explorer.views:
+            for view, detail in [(v, d) for d in ("lesson", "all") for v in explorer.views]:
                 section.locator("button.cfnb-view", has_text=view).click()
+                section.locator("input.cfnb-detail").set_checked(detail == "all")
                 m = page.evaluate(MEASURE_JS, section.locator(".cfnb-explorer-drawing svg").element_handle())
-                assert not m["cut"], (name, view, m["width"])
-                assert m["minTextPx"] >= MIN_TEXT_PX - 0.01, (name, view, m["minTextPx"])
+                assert not m["cut"], (name, view, detail, m["width"])
+                assert m["minTextPx"] >= MIN_TEXT_PX - 0.01, (name, view, detail, m["minTextPx"])
                 section.locator("select.cfnb-speed").select_option("40")
                 section.locator("input.cfnb-slider").fill("0")
                 section.locator("button.cfnb-play").click()
                 page.wait_for_timeout(600)
                 section.locator("button.cfnb-play").click()
                 step = _step(section)
-                assert step > 3, (name, view)
-                explorer.view, explorer.step = view, step
+                assert step > 3, (name, view, detail)
+                explorer.view, explorer.detail, explorer.step = view, detail, step
                 assert section.locator(".cfnb-explorer-caption").inner_text() == explorer.caption
                 if explorer.highlighted is not None:
-                    assert _firing_in_view(page, section) is True, (name, view, step)
+                    assert _firing_in_view(page, section) is True, (name, view, detail, step)
             section.locator("select.cfnb-zoom").select_option("2")  # at 200% the box follows too
             for _ in range(3):
                 section.locator("button.cfnb-next").click()

@@ -56,12 +56,30 @@ def test_state_is_checked(result):
         explorer.view = "forward"
     with pytest.raises(Exception, match="zoom must be one of"):
         explorer.zoom = "3"
+    with pytest.raises(Exception, match="detail must be one of lesson, all"):
+        explorer.detail = "primitives"
+
+
+def test_every_node_as_tensorflow_built_it_is_one_switch_away(result):
+    explorer = Explorer(result, view="gradient")
+    lesson = explorer.shown_svg
+    explorer.detail = "all"
+    assert explorer.key == "gradient/all" and explorer.shown_svg != lesson
+    assert explorer.drawings["gradient/all"].detail == "all"
+    every = {op.name for op in result.lowered.get_operations()}
+    assert all(explorer.drawings["gradient/all"].element_for(name) == "o_" + name.replace("/", ".")
+               for name in ("while/Merge", "gradients/b_count_2", "gradients/while/mul_grad/Mul"))
+    assert len(every) > 40
+    explorer.step = next(f.step for f in result.trace if f.node == "gradients/b_count_2")
+    assert explorer.highlighted == "gradients/b_count_2" and "shown as" not in explorer.caption
+    assert repr(explorer).startswith("<cfnb explorer: gradient view, all nodes, step")
 
 
 def test_the_page_gets_each_drawing_once_and_the_trace_as_data(result):
     explorer = Explorer(result)
     data = explorer.data
-    assert set(data["views"]) == {"functional", "lowered", "gradient"}
+    assert data["view_names"] == ["functional", "lowered", "gradient"]
+    assert set(data["views"]) == {"functional", "lowered", "gradient", "functional/all", "lowered/all", "gradient/all"}
     for view, drawing in data["views"].items():
         assert drawing["svg"] == explorer.drawings[view].svg  # the viz.Drawing of the view, at the lesson's level
         natural = float(re.search(r'<svg width="([\d.]+)pt"', drawing["svg"]).group(1))
