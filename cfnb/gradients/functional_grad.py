@@ -13,7 +13,7 @@ the forward op*, which is rewritten in place to produce them (the course shows t
     accumulated.
 Because the gradient op satisfies the same contract, gradients of gradients work.
 """
-from ..framework import dtypes
+from ..framework import build_journal, dtypes
 from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import Tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
@@ -35,7 +35,9 @@ def _rename_function(graph, func_graph, name):
 
 
 def _add_inputs(op, tensors):
+    build_journal.note(op)
     for t in tensors:
+        build_journal.note(t)
         op._inputs.append(t)
         t._consumers.append(op)
     op.graph._version += 1
@@ -43,6 +45,7 @@ def _add_inputs(op, tensors):
 
 def _add_outputs(op, specs):
     """Give `op` more outputs, one per (dtype, shape)."""
+    build_journal.note(op)
     for dtype, shape in specs:
         op._outputs.append(Tensor(op, len(op._outputs), dtype, shape))
     op.graph._version += 1

@@ -14,7 +14,7 @@ when another one has a real one.
 import collections
 import contextlib
 
-from ..framework import dtypes
+from ..framework import build_journal, dtypes
 from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
 from ..framework.func_graph import FuncGraph
 from ..framework.indexed_slices import IndexedSlices
@@ -270,7 +270,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
     g = get_default_graph() if src_graph is not None else ys[0].graph
     # Gradient functions are written for TensorFlow's dtype rules; a numpy-rules graph already holds
     # explicit Casts, whose gradients cast back (see Graph.dtype_rules).
-    with g.as_default(), g.name_scope(name) as scope, _pushed(scope), forced_dtype_rules(TENSORFLOW_RULES):
+    # A failed build leaves the graph as it was (build_journal.py): TensorFlow's functions are frozen FunctionDefs
+    # that a half-built gradient cannot have changed; cfnb's are live FuncGraphs, rewritten in place.
+    with build_journal.rollback_on_error(g), g.as_default(), g.name_scope(name) as scope, _pushed(scope), \
+            forced_dtype_rules(TENSORFLOW_RULES):
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs_list]
