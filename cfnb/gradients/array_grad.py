@@ -7,6 +7,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.registry import RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, array_ops_stack, math_ops, slicing_ops
+from . import static_shapes
 from .math_grad import _reduce_to
 
 
@@ -25,12 +26,12 @@ def _print_grad(op, grad):
 @RegisterGradient("Reshape")
 @RegisterGradient("ExpandDims")
 def _reshape_grad(op, grad):
-    return array_ops.reshape(grad, array_ops.shape(op.inputs[0])), None
+    return array_ops.reshape(grad, static_shapes.shape(op.inputs[0])), None
 
 
 @RegisterGradient("Squeeze")
 def _squeeze_grad(op, grad):
-    return array_ops.reshape(grad, array_ops.shape(op.inputs[0]))
+    return array_ops.reshape(grad, static_shapes.shape(op.inputs[0]))
 
 
 @RegisterGradient("Transpose")
@@ -51,7 +52,7 @@ def _pack_grad(op, grad):
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op, *grads):
-    grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    grads = [g if g is not None else static_shapes.zeros_like(t) for g, t in zip(grads, op.outputs)]
     return array_ops_stack.stack(grads, axis=op.get_attr("axis"))
 
 
@@ -153,17 +154,17 @@ def _gather_grad(op, grad):
     rows as the axis has, read at run time when it is not static) and moved back."""
     params, indices, axis_t = op.inputs
     axis = array_ops._const_value(axis_t)
-    if axis is None or params.shape.ndims is None:
-        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the gather axis and the rank of params "
-                                  f"when the graph is built (TensorFlow computes them at run time).")
-    axis = int(axis) % params.shape.ndims
-    params_shape = array_ops.shape(params)
-    if axis == 0:
-        size = array_ops.expand_dims(array_ops.size(indices), 0)
-        values = array_ops.reshape(grad, array_ops_stack.concat([size, params_shape[1:]], 0))
-        values.set_shape(TensorShape([None]).concatenate(params.shape[1:]))
-        return IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None, None
     rank = params.shape.ndims
+    if axis is None or (rank is None and int(axis) != 0):
+        raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the gather axis, and the rank of params for an "
+                                  f"axis other than 0, when the graph is built (TensorFlow computes them at run time).")
+    axis = int(axis) % rank if rank else int(axis)
+    params_shape = static_shapes.shape(params)
+    if axis == 0:
+        size = array_ops.expand_dims(static_shapes.size(indices), 0)
+        values = array_ops.reshape(grad, array_ops_stack.concat([size, params_shape[1:]], 0))
+        values.set_shape(TensorShape([None]).concatenate(params.shape[1:]) if rank is not None else TensorShape(None))
+        return IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None, None
     k = indices.shape.ndims
     if k is None:
         raise NotImplementedError(f"Gradient of {op.name}: cfnb needs the rank of the indices when the graph is "
@@ -200,7 +201,7 @@ register_op("StridedSliceGrad", lambda op: [(op._inputs[-1].dtype, TensorShape(N
 def _strided_slice_grad(op, grad):
     x = op.inputs[0]
     dynamic = list(op.inputs[1:])
-    g = apply_op("StridedSliceGrad", [("shape", array_ops.shape(x))] + [(f"index_{i}", d) for i, d in
+    g = apply_op("StridedSliceGrad", [("shape", static_shapes.shape(x))] + [(f"index_{i}", d) for i, d in
                                                                        enumerate(dynamic)] + [("dy", grad)],
                  {"spec": op.get_attr("spec"), "tensor_slots": op.get_attr("tensor_slots")}).outputs[0]
     g.set_shape(x.shape)
@@ -211,7 +212,7 @@ def _strided_slice_grad(op, grad):
 def _select_grad(op, grad):
     """Select (tf.compat.v1.where) does not broadcast, so there is nothing to sum back."""
     c, x = op.inputs[0], op.inputs[1]
-    zeros = array_ops.zeros_like(x)
+    zeros = static_shapes.zeros_like(x)
     return None, array_ops.where(c, grad, zeros), array_ops.where(c, zeros, grad)
 
 
@@ -264,7 +265,7 @@ def _concat_grad_split_grad(op, *grads):
     back (TensorFlow's Slices have Pad as theirs). Second derivatives through a loop that grows a tensor by
     concat pass here."""
     axis = op.get_attr("axis")
-    grads = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads, op.outputs)]
+    grads = [g if g is not None else static_shapes.zeros_like(t) for g, t in zip(grads, op.outputs)]
     return [array_ops_stack.concat(grads, axis)] + [None] * (len(op.inputs) - 1)
 
 

@@ -20,8 +20,8 @@ from ..framework.func_graph import FuncGraph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
-from ..ops import array_ops, array_ops_stack, control_flow_util, math_ops, variables
-from . import control_flow_state, indexed_slices_util
+from ..ops import array_ops, array_ops_stack, control_flow_util, list_ops, math_ops, variables
+from . import control_flow_state, indexed_slices_util, static_shapes
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
 
@@ -33,8 +33,14 @@ def current_gradient_scope():
 
 
 def is_trainable(t):
-    """Gradients flow through floats, and through handles (variables) and variants (TensorLists)."""
-    return t.dtype.is_floating or t.dtype in (dtypes.resource, dtypes.variant)
+    """Gradients flow through floats, through handles (variables) and through variants (TensorLists), except a
+    list known to hold integers or booleans (TensorFlow's backprop_util.IsTrainable reads the element dtype from
+    the variant's handle data): an accumulator of loop indices or cond predicates carries no gradient, so a
+    second derivative that reaches x only through one is None, as in TensorFlow, not zeros."""
+    if t.dtype == dtypes.variant:
+        element = list_ops.list_element_dtype(t)
+        return element is None or element.is_floating
+    return t.dtype.is_floating or t.dtype == dtypes.resource
 
 
 def _as_list(x):
@@ -240,10 +246,10 @@ def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, cap
 def _get_grad(grads, t, unconnected_gradients):
     op_grads = grads.get(t.op)
     if not op_grads:
-        return array_ops.zeros_like(t) if unconnected_gradients == "zero" else None
+        return static_shapes.zeros_like(t) if unconnected_gradients == "zero" else None
     t_grad = op_grads[t.value_index]
     if t_grad is None and unconnected_gradients == "zero":
-        return array_ops.zeros_like(t)
+        return static_shapes.zeros_like(t)
     assert not isinstance(t_grad, list), "gradients list should have been aggregated by now."
     return t_grad
 

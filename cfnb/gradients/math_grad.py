@@ -11,6 +11,7 @@ from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import arg_reductions, array_ops, array_ops_stack, math_ops, slicing_ops  # noqa: F401 - ArgMax, ArgMin
+from . import static_shapes
 from .unary_grad_ops import reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad
 
 # --- helper ops the gradients use ----------------------------------------------------------------
@@ -125,23 +126,27 @@ def _pow_grad(op, grad):
     z = op.outputs[0]
     gx = grad * y * math_ops.pow(x, y - array_ops.constant(1, dtype=y.dtype))
     safe_log = array_ops.where(x > 0, math_ops.log(array_ops.where(x > 0, x, array_ops.ones_like(x))),
-                               array_ops.zeros_like(x))
+                               static_shapes.zeros_like(x))
     gy = grad * z * safe_log
     return _binary(op, gx, gy)
 
 
-def _select_by(compare):
-    """Maximum/Minimum: the gradient goes to whichever input was chosen (x on ties, as TensorFlow)."""
-    def grad_fn(op, grad):
-        x, y = op.inputs
-        mask = compare(x, y)
-        zeros = array_ops.zeros_like(grad)
-        return _binary(op, array_ops.where_v2(mask, grad, zeros), array_ops.where_v2(mask, zeros, grad))
-    return grad_fn
+def _maximum_minimum_grad(op, grad, selector):
+    """The gradient goes to whichever input was chosen, x on ties (math_grad._MaximumMinimumGrad)."""
+    x, y = op.inputs
+    mask = selector(x, y)
+    zeros = array_ops.zeros_like(grad)
+    return _binary(op, array_ops.where_v2(mask, grad, zeros), array_ops.where_v2(mask, zeros, grad))
 
 
-RegisterGradient("Maximum")(_select_by(math_ops.greater_equal))
-RegisterGradient("Minimum")(_select_by(math_ops.less_equal))
+@RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, math_ops.greater_equal)
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, math_ops.less_equal)
 
 
 @RegisterGradient("SquaredDifference")
@@ -357,7 +362,7 @@ def _prod_grad(op, grad):
     other = apply_op("ListDiff", [("x", array_ops.range(0, rank)), ("y", reduced)], {"out_idx": dtypes.int32},
                      same_type=("x", "y")).outputs[0]
     perm = array_ops_stack.concat([reduced, other], 0)
-    shape = array_ops.shape(x)
+    shape = static_shapes.shape(x)
     reduced_num = math_ops.reduce_prod(slicing_ops.gather(shape, reduced))
     other_num = math_ops.reduce_prod(slicing_ops.gather(shape, other))
     permuted = array_ops.transpose(x, perm)
@@ -378,7 +383,7 @@ def _div_no_nan_grad(op, grad):
 @RegisterGradient("Sign")
 def _sign_grad(op, _):
     """Zero, not None (math_grad._SignGrad): sign(x) is differentiable almost everywhere."""
-    return array_ops.zeros_like(op.inputs[0])
+    return static_shapes.zeros_like(op.inputs[0])
 
 
 @RegisterGradient("Floor")

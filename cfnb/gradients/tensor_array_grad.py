@@ -5,7 +5,7 @@ Every TensorArray can have a gradient TensorArray of the same size, found by (ha
 iteration of a gradient loop write into one array. A read's gradient writes into it, a write's
 gradient reads from it; several gradient writes to one index add up.
 """
-from ..framework import dtypes
+from ..framework import dtypes, errors
 from ..framework.ops import get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
@@ -19,6 +19,10 @@ def _grad_kernel(op, state):
     element_shape = op.get_attr("element_shape")  # learnt from the forward writes when the graph was built
 
     def tensor_array_grad(handle, flow):
+        if handle.accumulate:
+            # A gradient array lives in TensorFlow's `_tensor_array_grads` container, and TensorArrayGradV3
+            # takes only arrays of `_tensor_arrays`: a second derivative through a v1 TensorArray is refused.
+            raise errors.InvalidArgumentError(op, op, f"Wrong input container. _tensor_array_grads{handle.name}")
         grads = handle.grads
         if source not in grads:
             shape = handle.element_shape if handle.element_shape is not None else element_shape

@@ -15,7 +15,8 @@ import numpy as np
 
 from ..framework.op_def_library import apply_op
 from ..framework.registry import RegisterGradient, register_op
-from ..ops import array_ops, math_ops
+from ..ops import math_ops
+from . import static_shapes
 
 
 def _grad_op(op_type, fn):
@@ -87,4 +88,4 @@ def _relu_grad_grad(op, grad):
     """ReluGrad passes its gradient where the features are positive: so does its gradient; the features get
     zeros (nn_grad._ReluGradGrad)."""
     x = op.inputs[1]
-    return relu_grad(grad, x), array_ops.zeros_like(x)
+    return relu_grad(grad, x), static_shapes.zeros_like(x)

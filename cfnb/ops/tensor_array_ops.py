@@ -137,8 +137,25 @@ def _read_kernel(op, state):
     return lambda handle, index, flow: handle.read_at(op, index)
 
 
+def _set_element_shape(handle, op, shape):
+    """TensorArray::SetElemShape: a gather or concat brings the element shape the graph inferred from the writes
+    (its `element_shape` attr), so unwritten elements read as zeros of it even when no write ran."""
+    if shape is not None and shape.ndims is not None and handle.element_shape is None:
+        handle.element_shape = shape
+    elif shape is not None and handle.element_shape is not None and shape.is_compatible_with(handle.element_shape):
+        handle.element_shape = handle.element_shape.merge_with(shape)
+
+
+def _partial_shape_text(shape):
+    """A partial shape as TensorFlow's PartialTensorShape::DebugString writes it: `<unknown>`, `[?,2]`."""
+    if shape is None or shape.ndims is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
 def _gather_kernel(op, state):
     def gather(handle, indices, flow):
+        _set_element_shape(handle, op, _elem(op))
         vals = [handle.read_at(op, i) for i in np.reshape(indices, -1)]
         if not vals:
             # TensorFlow packs nothing only into a known element shape: the handle's, else the one the graph
@@ -146,9 +163,10 @@ def _gather_kernel(op, state):
             for shape in (handle.element_shape, _elem(op)):
                 if shape is not None and shape.is_fully_defined():
                     return _xp().zeros([0] + shape.as_list(), dtype=handle.dtype)
-            raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape {_elem(op)} is "
-                                                    f"not fully defined. Currently only static shapes are supported "
-                                                    f"when packing zero-size TensorArrays.")
+            raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape "
+                                                    f"{_partial_shape_text(_elem(op))} is not fully defined. Currently "
+                                                    f"only static shapes are supported when packing zero-size "
+                                                    f"TensorArrays.")
         return _xp().stack(vals)
     return gather
 
@@ -165,7 +183,17 @@ def _concat_kernel(op, state):
     def concat(handle, flow):
         vals = [_xp().asarray(handle.read_at(op, i)) for i in range(handle.size)]
         lengths = _xp().array([v.shape[0] for v in vals], dtype=np.int64)
-        return _xp().concatenate(vals) if vals else _xp().zeros([0], dtype=handle.dtype), lengths
+        if vals:
+            return _xp().concatenate(vals), lengths
+        # Nothing to concatenate: TensorFlow allocates [0] + element_shape_except0, the element shape the graph
+        # inferred without its first dimension, and refuses when that is not fully defined.
+        except0 = _elem(op)[1:] if _elem(op).ndims else TensorShape(None)
+        if not except0.is_fully_defined():
+            raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element_shape_except0 "
+                                                    f"{_partial_shape_text(except0)} is not fully defined. Currently "
+                                                    f"only static shapes are supported when concatenating zero-size "
+                                                    f"TensorArrays.")
+        return _xp().zeros([0] + except0.as_list(), dtype=handle.dtype), lengths
     return concat
 
 
@@ -181,9 +209,27 @@ def _split_kernel(op, state):
 
 register_op("TensorArrayWriteV3", _flow_out, _write_kernel, stateful=True)
 register_op("TensorArrayReadV3", lambda op: [(op.get_attr("dtype"), _elem(op))], _read_kernel, stateful=True)
-register_op("TensorArrayGatherV3", lambda op: [(op.get_attr("dtype"), TensorShape(
-    [op._inputs[1].shape[0] if op._inputs[1].shape.ndims else None]).concatenate(_elem(op)))],
-    _gather_kernel, stateful=True)
+def _created_element_shape(handle):
+    """The element shape the array was created with, which TensorFlow's shape functions read from the handle
+    (its handle data, passed on by Enter, Switch and Merge); unknown when created without one."""
+    while handle.op.type in ("Enter", "Identity", "Switch", "Merge"):
+        handle = handle.op.inputs[0]
+    shape = handle.op.attr.get("element_shape") if handle.op.type == "TensorArrayV3" else None
+    return shape if shape is not None else TensorShape(None)
+
+
+def _gather_infer(op):
+    """TensorFlow's shape function (the indices' shape, then the element shape the handle was created with),
+    merged with what `_GraphTensorArray.gather` sets: any length, then the element shape inferred from writes."""
+    indices = op._inputs[1]
+    shape = TensorShape([indices.shape[0] if indices.shape.ndims else None]).concatenate(
+        _created_element_shape(op._inputs[0]))
+    if _elem(op).ndims is not None:
+        shape = shape.merge_with(TensorShape([None]).concatenate(_elem(op)))
+    return [(op.get_attr("dtype"), shape)]
+
+
+register_op("TensorArrayGatherV3", _gather_infer, _gather_kernel, stateful=True)
 register_op("TensorArrayScatterV3", _flow_out, _scatter_kernel, stateful=True)
 register_op("TensorArrayConcatV3", lambda op: [(op.get_attr("dtype"), TensorShape([None]).concatenate(
     _elem(op)[1:] if _elem(op).ndims else TensorShape(None))), (dtypes.int64, TensorShape([None]))],
@@ -293,7 +339,11 @@ class TensorArray:
 
     def stack(self, name=None):
         with get_default_graph().name_scope(name or "TensorArrayStack"):
-            return self.gather(array_ops.range(0, self.size()))
+            value = self.gather(array_ops.range(0, self.size()))
+            size = self._size if isinstance(self._size, int) else constant_value(self._size)
+            if self._element_shape[0].ndims is not None and not self._dynamic_size and size is not None:
+                value.set_shape([int(size)] + self._element_shape[0].as_list())  # _GraphTensorArray.stack
+            return value
 
     def scatter(self, indices, value, name=None):
         with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:

@@ -106,6 +106,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         # --- the body function ---------------------------------------------------------------
         body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
         body_graph.swap_memory = bool(swap_memory)  # read by the gradient's accumulators (functional_grad.py)
+        body_graph.is_while_body = True  # its gradient's zeros are constants (control_flow_state.zeros_like)
         with body_graph.as_default():
             b_counter, b_max, b_vars = _add_loop_arguments(body_graph, flat, shapes)
             for t in cond_graph.external_captures:  # cond's captures come first among the body's
