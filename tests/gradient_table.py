@@ -99,7 +99,7 @@ TABLE = {
     "Real": ("math_grad._RealGrad", None),
     "RealDiv": ("math_grad._RealDivGrad", "math_grad._real_div_grad"),
     "Reciprocal": ("math_grad._ReciprocalGrad", "math_grad._reciprocal_grad"),
-    "ReciprocalGrad": ("math_grad._ReciprocalGradGrad", "unary_grad_ops._reciprocal_grad_grad"),
+    "ReciprocalGrad": ("math_grad._ReciprocalGradGrad", "unary_grad_ops._tanh_or_reciprocal_grad_grad"),
     "ReducedShape": (None, "NotDifferentiable"),
     "Relu": ("nn_grad._ReluGrad", "math_grad._relu_grad"),
     "ReluGrad": ("nn_grad._ReluGradGrad", "unary_grad_ops._relu_grad_grad"),
@@ -140,7 +140,7 @@ TABLE = {
     "Sum": ("math_grad._SumGrad", "math_grad._sum_grad"),
     "Switch": ("control_flow_grad._SwitchGrad", "control_flow_grad._switch_grad"),
     "Tanh": ("math_grad._TanhGrad", "math_grad._tanh_grad"),
-    "TanhGrad": ("math_grad._TanhGradGrad", "unary_grad_ops._tanh_grad_grad"),
+    "TanhGrad": ("math_grad._TanhGradGrad", "unary_grad_ops._tanh_or_reciprocal_grad_grad"),
     "TensorArrayCloseV3": ("NotDifferentiable", "NotDifferentiable"),
     "TensorArrayConcatV3": ("tensor_array_grad._TensorArrayConcatGrad", "tensor_array_grad._concat_grad"),
     "TensorArrayGatherV3": ("tensor_array_grad._TensorArrayGatherGrad", "tensor_array_grad._gather_grad"),
@@ -191,8 +191,9 @@ CFNB_ONLY = {
     "SliceGrad": "Pad (array_grad._SliceGrad); Pad's gradient is a Slice",
 }
 
-# Ops TensorFlow differentiates and cfnb does not yet: gradients of complex tensors. cfnb's gradients carry
-# float tensors only (gradients_util.is_trainable), so nothing complex is ever differentiated.
+# Ops TensorFlow differentiates and cfnb does not yet: gradients of complex tensors. cfnb's gradients carry float
+# tensors only (gradients_util.is_trainable), and a gradient whose path crosses a complex tensor is refused with a
+# NotImplementedError (gradients_util._refuse_complex_paths) rather than silently missing that path.
 NOT_YET = {
     "ComplexAbs": "complex gradients",
     "Conj": "complex gradients",

@@ -61,6 +61,18 @@ def test_a_gradient_reaching_an_op_without_one_is_a_lookup_error():
             tf.gradients(kept.outputs[0], x)
 
 
+def test_a_gradient_through_a_complex_tensor_is_refused_not_dropped():
+    """TensorFlow differentiates complex tensors and cfnb does not: the path must not silently count for nothing."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        c = tf.cast(x, tf.complex64)
+        with pytest.raises(NotImplementedError, match="cfnb does not differentiate complex tensors"):
+            tf.gradients(tf.real(c * c) + x, x)
+        (g,) = tf.gradients(x * 3.0 + tf.cast(tf.abs(c) > 1.0, tf.float32), x)  # the complex path carries nothing
+        with tf.Session() as sess:
+            np.testing.assert_allclose(sess.run(g, {x: [0.5, 2.0]}), [3.0, 3.0])
+
+
 # --- finite differences ---------------------------------------------------------------------------------------
 def _op(op_type, inputs, attrs=None, **kw):
     return apply_op(op_type, inputs, attrs, **kw).outputs

@@ -72,7 +72,7 @@ def _consumers(t, captures):
     return out
 
 
-def _mark_reached_ops(from_ops, captures=({}, {})):
+def _mark_reached_ops(from_ops, captures=({}, {}), through=is_trainable):
     reached = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -80,13 +80,33 @@ def _mark_reached_ops(from_ops, captures=({}, {})):
         if op not in reached:
             reached.add(op)
             for out in op.outputs:
-                if is_trainable(out):
+                if through(out):
                     queue.extend(_consumers(out, captures))
     return reached
 
 
+def _refuse_complex_paths(to_ops, from_ops, captures, xs_set):
+    """TensorFlow differentiates complex tensors; cfnb does not (its rules take no conjugates). A path from xs to
+    ys through a complex tensor would silently contribute nothing, so it is refused instead."""
+    reached = _mark_reached_ops(from_ops, captures, lambda t: t.dtype.is_complex or is_trainable(t))
+    seen, queue = set(), collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached and op not in seen:
+            seen.add(op)
+            inputs = _inputs(op, captures, xs_set)
+            complex_tensor = next((t for t in list(op.outputs) + inputs if t.dtype.is_complex), None)
+            if complex_tensor is not None and complex_tensor.op in reached:
+                raise NotImplementedError(f"cfnb does not differentiate complex tensors: {complex_tensor.name} "
+                                          f"({complex_tensor.dtype.name}) lies between xs and ys (TensorFlow "
+                                          f"differentiates it; take the real and imaginary parts as float tensors)")
+            queue.extend(t.op for t in inputs)
+
+
 def _pending_count(to_ops, from_ops, captures, xs_set):
     reached = _mark_reached_ops(from_ops, captures)
+    if any(t.dtype.is_complex for op in reached for t in op.outputs):
+        _refuse_complex_paths(to_ops, from_ops, captures, xs_set)
     reachable_to_ops = {op for op in to_ops if op in reached}
     between_ops, between_op_list = set(), []
     queue = collections.deque(to_ops)

@@ -114,10 +114,21 @@ def _binary(op, gx, gy):
     return (None if gx is None else _finish(gx, ax)), (None if gy is None else _finish(gy, ay))
 
 
+def _quotient_grad(op, grad, divide):
+    """d(x / y): grad / y and -grad * x / y / y, every division by `divide` (math_grad._RealDivGrad, and
+    _DivNoNanGrad, whose divisions are DivNoNan: 0 where y is 0)."""
+    x, y = op.inputs
+    return _binary(op, divide(grad, y), grad * divide(divide(-x, y), y))
+
+
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
-    return _binary(op, math_ops.div(grad, y), grad * math_ops.div(math_ops.div(-x, y), y))
+    return _quotient_grad(op, grad, math_ops.div)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    return _quotient_grad(op, grad, math_ops.div_no_nan)
 
 
 @RegisterGradient("Pow")
@@ -371,13 +382,6 @@ def _prod_grad(op, grad):
     others = array_ops.reshape(others, array_ops.shape(permuted))
     inverse = apply_op("InvertPermutation", [("x", perm)]).outputs[0]
     return array_ops.reshape(grad * array_ops.transpose(others, inverse), shape), None
-
-
-@RegisterGradient("DivNoNan")
-def _div_no_nan_grad(op, grad):
-    """x / y, and 0 where y is 0: the same rule as RealDiv with every division a DivNoNan (math_grad._DivNoNanGrad)."""
-    x, y = op.inputs
-    return _binary(op, math_ops.div_no_nan(grad, y), grad * math_ops.div_no_nan(math_ops.div_no_nan(-x, y), y))
 
 
 @RegisterGradient("Sign")

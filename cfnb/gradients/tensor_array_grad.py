@@ -16,7 +16,6 @@ from .gradients_util import current_gradient_scope
 
 def _grad_kernel(op, state):
     source = op.get_attr("source")
-    element_shape = op.get_attr("element_shape")  # learnt from the forward writes when the graph was built
 
     def tensor_array_grad(handle, flow):
         if handle.accumulate:
@@ -25,9 +24,10 @@ def _grad_kernel(op, state):
             raise errors.InvalidArgumentError(op, op, f"Wrong input container. _tensor_array_grads{handle.name}")
         grads = handle.grads
         if source not in grads:
-            shape = handle.element_shape if handle.element_shape is not None else element_shape
+            # The forward array's element shape as it stands when the gradient starts (TensorArrayGradOp): what its
+            # writes and gathers have set, nothing if none ran.
             grads[source] = TensorArrayState(f"{handle.name}@{source}", handle.dtype, handle.size, True, False,
-                                             shape, accumulate=True)
+                                             handle.element_shape, accumulate=True)
         return grads[source], flow
     return tensor_array_grad
 
@@ -50,10 +50,10 @@ def _grad_source(t):
 
 
 def _grad_ta(op, flow, source):
-    """TensorArray.grad(source, flow) of the array `op` works on."""
-    ta = TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=flow)
-    ta._element_shape = op.get_attr("element_shape_holder")
-    return ta.grad(source, flow)
+    """TensorArray.grad(source, flow) of the array `op` works on, through a new TensorArray object around its handle,
+    as TensorFlow's gradient functions make one: the gradient array learns its element shape from its own writes
+    (and, when it runs, from the forward array's), not from what the forward writes taught the graph."""
+    return TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=flow).grad(source, flow)
 
 
 @RegisterGradient("TensorArrayReadV3")

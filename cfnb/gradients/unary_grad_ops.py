@@ -46,10 +46,12 @@ def relu_grad(gradients, features, name=None):
 
 
 @RegisterGradient("TanhGrad")
-def _tanh_grad_grad(op, grad):
-    """TanhGrad(a, b) = b * (1 - a^2): d/da = -2ab, d/db = TanhGrad(a, .) (math_grad._TanhGradGrad)."""
+@RegisterGradient("ReciprocalGrad")
+def _tanh_or_reciprocal_grad_grad(op, grad):
+    """TanhGrad(a, b) = b * (1 - a^2) and ReciprocalGrad(a, b) = -b * a^2 share d/da = -2ab; d/db is the op again
+    (math_grad._TanhGradGrad, _ReciprocalGradGrad)."""
     a, b = op.inputs
-    return grad * -2.0 * b * a, tanh_grad(a, grad)
+    return grad * -2.0 * b * a, (tanh_grad if op.type == "TanhGrad" else reciprocal_grad)(a, grad)
 
 
 @RegisterGradient("SigmoidGrad")
@@ -74,13 +76,6 @@ def _rsqrt_grad_grad(op, grad):
     """RsqrtGrad(a, b) = -0.5 * b * a^3: d/da = -1.5 b a^2, d/db = RsqrtGrad(a, .) (math_grad._RsqrtGradGrad)."""
     a, b = op.inputs
     return -1.5 * grad * b * math_ops.square(a), rsqrt_grad(a, grad)
-
-
-@RegisterGradient("ReciprocalGrad")
-def _reciprocal_grad_grad(op, grad):
-    """ReciprocalGrad(a, b) = -b * a^2: d/da = -2ab, d/db = ReciprocalGrad(a, .) (math_grad._ReciprocalGradGrad)."""
-    a, b = op.inputs
-    return grad * -2.0 * b * a, reciprocal_grad(a, grad)
 
 
 @RegisterGradient("ReluGrad")

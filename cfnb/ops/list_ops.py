@@ -383,7 +383,8 @@ def _concat_kernel(op):
             return _xp().concatenate(items), lengths
         # An empty list concatenates to [0] + the element shape's other dimensions (TensorListConcat), which
         # must then be known.
-        tail = _known_tail(element_shape) or _known_tail(handle.element_shape)
+        tail = _known_tail(element_shape)
+        tail = _known_tail(handle.element_shape) if tail is None else tail
         if tail is None:
             raise errors.InvalidArgumentError(op, op, f"All except the first dimension must be fully defined when "
                                                       f"concating an empty tensor list. element_shape: "

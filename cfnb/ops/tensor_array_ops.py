@@ -158,11 +158,11 @@ def _gather_kernel(op, state):
         _set_element_shape(handle, op, _elem(op))
         vals = [handle.read_at(op, i) for i in np.reshape(indices, -1)]
         if not vals:
-            # TensorFlow packs nothing only into a known element shape: the handle's, else the one the graph
-            # inferred from the writes (the `element_shape` attr of TensorArrayGatherV3)
-            for shape in (handle.element_shape, _elem(op)):
-                if shape is not None and shape.is_fully_defined():
-                    return _xp().zeros([0] + shape.as_list(), dtype=handle.dtype)
+            # TensorFlow packs nothing only into a known element shape: the op's own (`element_shape`, what the
+            # graph knew of the array's elements when the gather was built), not the array's
+            shape = _elem(op)
+            if shape.is_fully_defined():
+                return _xp().zeros([0] + shape.as_list(), dtype=handle.dtype)
             raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape "
                                                     f"{_partial_shape_text(_elem(op))} is not fully defined. Currently "
                                                     f"only static shapes are supported when packing zero-size "

@@ -5,6 +5,8 @@ writing loop ran zero times (their stack, concat and gradients), what TensorFlow
 derivative through a v1 TensorArray, concatenating or stacking an empty array of unknown element shape), and a v1
 gradient taken under a device scope of a loop whose body is placed on another device.
 """
+import numpy as np
+
 from .grad2_registry import grads, program
 
 
@@ -171,3 +173,12 @@ def gradient_under_a_device_scope_of_a_loop_body_on_another_device(tf):
 @program(cpus=2)
 def gradient_under_a_device_scope_of_a_loop_on_another_device(tf):
     return _loop_on_cpu1(tf, scope_the_loop=True)
+
+
+@program(match={"v1": "TensorArray has size zero, but element shape <unknown> is not fully defined"})
+def map_fn_gradient_over_an_empty_tensor(tf):
+    """v1 refuses while running: the gradient array's gather of nothing has no element shape (it learnt none from
+    writes that never ran); v2's lists have one."""
+    x = tf.placeholder(tf.float32, [None, 2], name="x")
+    r = tf.map_fn(lambda e: e * e, x)
+    return {"r": r, "g": grads(tf, r, [x])[0]}, {x: np.zeros([0, 2], np.float32)}
