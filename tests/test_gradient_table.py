@@ -25,8 +25,13 @@ def _rule(op_type):
     return None if grad is None else f"{grad.__module__.rsplit('.', 1)[-1]}.{grad.__name__}"
 
 
+def _cfnb_op_types():
+    """The op types cfnb registers (tests register a few of their own, whose shape functions live in tests)."""
+    return sorted(t for t in registered_types() if get_op_def(t).infer.__module__.startswith("cfnb."))
+
+
 def test_every_registered_op_is_in_the_table():
-    assert sorted(registered_types()) == sorted(TABLE), "audit the new op types against TensorFlow's gradients"
+    assert _cfnb_op_types() == sorted(TABLE), "audit the new op types against TensorFlow's gradients"
 
 
 @pytest.mark.parametrize("op_type", sorted(TABLE))

@@ -420,11 +420,6 @@ def _pop_back_grad(op, dlist, delement):
 NotDifferentiable("TensorListLength")  # EmptyTensorList has no gradient registered, as in TensorFlow
 
 
-def _static_zeros(t):
-    """Zeros like `t`, from its static shape when known (no op reading `t`, so nothing to accumulate)."""
-    return array_ops.zeros(t.shape.as_list(), t.dtype) if t.shape.is_fully_defined() else array_ops.zeros_like(t)
-
-
 @RegisterGradient("TensorListStack")
 def _list_stack_grad(op, dtensor):
     return list_ops.tensor_list_from_tensor(dtensor, op.get_attr("element_shape_static")), None
@@ -450,7 +445,7 @@ def _list_get_item_grad(op, ditem):
 @RegisterGradient("TensorListSetItem")
 def _list_set_item_grad(op, dlist):
     input_list, index, item = op.inputs
-    list_grad = list_ops.tensor_list_set_item(dlist, index, _static_zeros(item))
+    list_grad = list_ops.tensor_list_set_item(dlist, index, static_shapes.zeros_like(item))
     item_grad = list_ops.tensor_list_get_item(dlist, index, item.dtype, item.shape)
     if op.get_attr("resize_if_index_out_of_bounds"):
         # A write past the end grew the list; the incoming list's gradient has the incoming list's length
@@ -476,7 +471,7 @@ def _list_gather_grad(op, dtensor):
 def _list_scatter_grad(op, dlist):
     _, tensor, indices = op.inputs
     dtensor = list_ops.tensor_list_gather(dlist, indices, tensor.dtype, tensor.shape[1:])
-    return list_ops.tensor_list_scatter(dlist, _static_zeros(tensor), indices), dtensor, None
+    return list_ops.tensor_list_scatter(dlist, static_shapes.zeros_like(tensor), indices), dtensor, None
 
 
 @RegisterGradient("TensorListConcatV2")

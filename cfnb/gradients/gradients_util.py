@@ -38,8 +38,8 @@ def is_trainable(t):
     the variant's handle data): an accumulator of loop indices or cond predicates carries no gradient, so a
     second derivative that reaches x only through one is None, as in TensorFlow, not zeros."""
     if t.dtype == dtypes.variant:
-        element = list_ops.list_element_dtype(t)
-        return element is None or element.is_floating
+        element = list_ops.list_element_dtype(t)  # a list of lists (an outer loop's accumulator of an inner one's)
+        return element is None or element.is_floating or element in (dtypes.variant, dtypes.resource)
     return t.dtype.is_floating or t.dtype == dtypes.resource
 
 

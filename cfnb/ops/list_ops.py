@@ -36,7 +36,8 @@ class TensorList:
         the ZerosLike of a loop's accumulator)."""
         out = TensorList(None, None, 0, self.element_shape, self.element_dtype, items=())
         for v in self.to_list():
-            out = out.push(None if v is None else np.zeros_like(v))
+            # a list of lists (an outer loop's accumulator of an inner one's): zeros all the way down
+            out = out.push(None if v is None else v.zeros_like() if isinstance(v, TensorList) else np.zeros_like(v))
         return out
 
     @property

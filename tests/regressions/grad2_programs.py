@@ -102,6 +102,23 @@ def second_derivative_through_a_while_loop(tf):
     return {"h": h, "g": g, "gg": gg}, {x: value}
 
 
+@program(modes=("v2",))
+def second_derivative_through_nested_loops(tf):
+    """An inner loop's accumulators are lists the outer loop accumulates in lists of lists: those carry gradients
+    too (a list of variants is trainable), or d/dw of dy/dx loses every term that went through them."""
+    x, value = _x(tf)
+    w = tf.constant([0.5, -0.4, 0.2], tf.float64)
+
+    def outer_body(i, v):
+        _, u = tf.while_loop(lambda j, u: j < 2, lambda j, u: (j + 1, tf.sin(w) * u + tf.tanh(u * w)), [0, v])
+        return i + 1, u + x
+
+    _, h = tf.while_loop(lambda i, v: i < 2, outer_body, [0, x])
+    g, gg = second(tf, h, x, weights=W3)
+    (gw,) = grads(tf, g * W3, [w])
+    return {"h": h, "g": g, "gg": gg, "gw": gw}, {x: value}
+
+
 @program(match="Second-order gradient for while loops not supported")
 def second_derivative_through_a_v1_loop_is_refused(tf):
     """Control flow v1 cannot differentiate its gradient loop: TensorFlow's TypeError (v2: the derivative)."""
