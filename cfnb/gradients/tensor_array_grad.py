@@ -10,7 +10,8 @@ from ..framework.ops import get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops
-from ..ops.tensor_array_ops import TensorArray, TensorArrayState
+from ..ops.tensor_array_kernels import TensorArrayState
+from ..ops.tensor_array_ops import TensorArray
 from .gradients_util import current_gradient_scope
 
 
