@@ -20,32 +20,42 @@ control-flow context is still the gradient loop's. So the outermost `gradients()
 Names handed out by the failed call stay taken, as they do in TensorFlow, so a later call gets TensorFlow's names.
 """
 import contextlib
+import threading
 
-_JOURNALS = []
+_LOCAL = threading.local()  # each thread builds its own graphs: its own stack of journals
+
+
+def _journals():
+    journals = getattr(_LOCAL, "journals", None)
+    if journals is None:
+        journals = _LOCAL.journals = []
+    return journals
 
 
 def note(obj):
     """Call before changing `obj` in place, if `obj` may predate the build under way (cheap when none is)."""
-    if _JOURNALS:
-        _JOURNALS[-1].note(obj)
+    journals = getattr(_LOCAL, "journals", None)
+    if journals:
+        journals[-1].note(obj)
 
 
 @contextlib.contextmanager
 def rollback_on_error(graph):
     """Run the block; if it raises, put `graph` and its functions back as they were. Nested uses share the
     outermost journal (a functional op's gradient calls gradients() again, inside its functions)."""
-    if _JOURNALS:
+    journals = _journals()
+    if journals:
         yield
         return
     journal = _Journal(graph)
-    _JOURNALS.append(journal)
+    journals.append(journal)
     try:
         yield
     except BaseException:
         journal.restore()
         raise
     finally:
-        _JOURNALS.pop()
+        journals.pop()
 
 
 def _fields(obj):
