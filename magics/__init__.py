@@ -35,7 +35,8 @@ from .compiler import compile_cell
 from .errors import CellError, from_python_error
 from .progress import Progress
 from .result import WhileLoopResult
-from .runtime import Runtime, _Undefined
+from .runtime import Runtime
+from .variables import Maybe, Undefined
 
 TRACE_LIMIT = 20_000  # firings the explorer's trace records; a longer run is still computed in full
 
@@ -84,6 +85,7 @@ def build(source, namespace, options, filename):
     try:
         with graph.as_default():
             runtime = Runtime(options, graph)
+            runtime.notebook_names = set(namespace)
             env = {**builtins_for_cells(), **namespace}
             try:
                 if explicit:
@@ -91,7 +93,7 @@ def build(source, namespace, options, filename):
                 else:
                     exec(code, env)  # noqa: S102 - the transformed cell
                     out = env["__cfnb_cell__"](namespace, runtime, tuple(assigned))
-                    values = {n: v for n, v in zip(assigned, out) if not isinstance(v, _Undefined)}
+                    values = _hand_back(dict(zip(assigned, out)), runtime)
             except CellError:
                 raise
             except Exception as e:  # noqa: BLE001 - the cell's own Python failed: show its line
@@ -100,6 +102,23 @@ def build(source, namespace, options, filename):
     finally:
         (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
     return graph, values, runtime
+
+
+def _hand_back(values, runtime):
+    """The values to fetch for the notebook: a name that may be undefined (variables.Maybe) is fetched
+    with its flag, and takes its value before the loop (or stays undefined) where the flag is false."""
+    out = {}
+    for name, v in values.items():
+        if isinstance(v, Maybe):
+            runtime.flags[name] = v.defined
+            if not isinstance(v.fallback, Undefined):
+                runtime.fallback[name] = v.fallback
+            v = v.value
+        if not isinstance(v, Undefined):
+            out[name] = v
+        elif name in runtime.notebook_names:
+            runtime.deleted.append(name)  # `del name`: plain Python leaves the notebook without it
+    return out
 
 
 def _explicit(code, env, assigned, options, runtime):
@@ -241,6 +260,7 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
     lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
     result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
                              lambda: _traced_run(plan))
+    result.deleted = list(runtime.deleted)
     if options.swap_memory:
         result.memory_runner = lambda: _memory_run(plan)
     return result, updates
@@ -283,6 +303,7 @@ def _memory_run(plan):
 def _run_time_error(error, plan):
     """A CellError for an error of the graph while it ran: the op's line, its loop and iteration."""
     message = error.message.split("\n  [[node")[0]
+    message = re.sub(r"^assertion failed: \[(\w+Error: .*?)\]", r"\1", message)  # a check the magic built (ld)
     op = plan.source_op(error.op) if error.op is not None else None
     line = plan.runtime.op_line.get(op, 0) if op is not None else 0
     where = re.search(r"in frame '(.+?)', iteration (\d+)", error.message)
@@ -376,6 +397,8 @@ class WhileLoopMagics(Magics):
             e.source = source
             raise e.with_traceback(None) from None
         self.shell.user_ns.update(updates)
+        for name in result.deleted:
+            self.shell.user_ns.pop(name, None)
         self.shell.user_ns[args.as_name] = result
         return None if args.no_display else result
 

@@ -32,7 +32,7 @@ def _stored_names(nodes, hidden=True):
     for node in nodes:
         for n in ast.walk(node):
             name = None
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 name = n.id
             elif _is_append(n):
                 name = n.value.func.value.id
@@ -103,6 +103,12 @@ _UNSUPPORTED = {
 
 
 def check_supported(tree, explicit):
+    for stmt in tree.body:
+        nested = [n for s in ast.iter_child_nodes(stmt) for n in ast.walk(s)]
+        deleted = next((n for n in nested if isinstance(n, ast.Delete)), None)
+        if deleted is not None:
+            raise CellError(deleted.lineno, "`del` inside a loop or an `if` has no graph form: a name exists on every "
+                                            "path of a graph. Delete it after the loop, at the cell's top level")
     for node in ast.walk(tree):
         message = _UNSUPPORTED.get(type(node))
         if message:
@@ -126,9 +132,10 @@ def check_supported(tree, explicit):
 
 
 class _Transformer(ast.NodeTransformer):
-    def __init__(self, local_names=()):
+    def __init__(self, local_names=(), cell_names=()):
         self.counter = 0
         self.local_names = set(local_names)  # the cell function's own names (assigned, or read from the notebook)
+        self.cell_names = {n for n in cell_names if not n.startswith("__")}  # the names the cell assigns
         self.nesting = 0  # > 0 inside a loop body or branch (they become nested functions)
 
     def _new(self, prefix):
@@ -163,6 +170,13 @@ class _Transformer(ast.NodeTransformer):
             return self.generic_visit(node)
         finally:
             self.nesting -= 1
+
+    # --- names --------------------------------------------------------------------------------
+    def visit_Name(self, node):  # noqa: N802 - ast's names
+        """A read of a name the cell assigns: `__cf.ld(x, 'x', line)` (it may be undefined on some path)."""
+        if isinstance(node.ctx, ast.Load) and node.id in self.cell_names:
+            return ast.copy_location(self._call("ld", [node, ast.Constant(node.id)], node.lineno), node)
+        return node
 
     # --- calls and subscripts -------------------------------------------------------------------
     def visit_Call(self, node):  # noqa: N802 - ast's names
@@ -220,7 +234,8 @@ class _Transformer(ast.NodeTransformer):
         node = self.generic_visit(node)
         if not isinstance(node.target, ast.Name):
             return node
-        value = ast.BinOp(ast.Name(node.target.id, ast.Load()), node.op, node.value)
+        value = ast.BinOp(self.visit_Name(ast.copy_location(ast.Name(node.target.id, ast.Load()), node)), node.op,
+                          node.value)
         return ast.copy_location(ast.Assign([ast.Name(node.target.id, ast.Store())],
                                             self._call("assign", [ast.Constant(node.target.id), value],
                                                        node.lineno)), node)
@@ -339,7 +354,7 @@ def compile_cell(source, filename, explicit=False, notebook=()):
     desugar(tree)
     assigned = _stored_names(tree.body, hidden=False)
     local_names = set(assigned) | {n for n in read if n in notebook}
-    body = _Transformer(local_names).visit(ast.Module(_mark_lines(tree.body), [])).body
+    body = _Transformer(local_names, assigned).visit(ast.Module(_mark_lines(tree.body), [])).body
     lines = [f"if '{n}' in __ns: {n} = __cf.from_namespace(__ns, '{n}', True)" for n in assigned]
     lines += [f"{n} = __cf.from_namespace(__ns, '{n}', False)" for n in read if n in notebook and n not in assigned]
     prologue = ast.parse("\n".join(lines) or "pass").body

@@ -21,6 +21,7 @@ class WhileLoopResult:
     """
 
     memory_runner = None  # set by `--swap-memory`
+    deleted = ()          # names the cell deleted (`del x`): the magic removes them from the notebook
 
     def __init__(self, form, graph, functional, lowered, values, grads, tracer):
         self.form = form

@@ -1,0 +1,78 @@
+"""Run one cell by %%whileloop in a real IPython shell and by plain `exec`, from the same notebook names, and
+compare what each leaves: every name (type and value), the printed text, or the error (its type and line).
+
+"The same" is tests/magic_cells.py's: a Python int stays an int, a numpy.float64 a numpy.float64, an ndarray an
+ndarray of the same dtype and shape, containers item by item; integers and bools exactly, floats to 1e-12
+relative (a graph may add in another order than numpy does).
+"""
+import contextlib
+import copy
+import io
+import traceback
+
+import numpy as np
+
+
+def plain_python(notebook, cell):
+    """(names the cell leaves or changes, printed text, (error type, line) or None) under plain Python."""
+    ns = {"np": np, **copy.deepcopy(notebook)}
+    out, error = io.StringIO(), None
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(cell, "<cell>", "exec"), ns)  # noqa: S102 - the test's own cells
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        lines = [n for frame, n in traceback.walk_tb(e.__traceback__) if frame.f_code.co_filename == "<cell>"]
+        error = (type(e).__name__, lines[-1] if lines else None)
+    names = {k: v for k, v in ns.items() if not k.startswith("__") and k not in ("np", "math")}
+    return names, out.getvalue(), error
+
+
+def magic(ip, notebook, cell, options):
+    """The same under %%whileloop in `ip`: (names, printed text, (error type, line) or None, the error)."""
+    from magics.errors import CellError
+    ip.user_ns.update(copy.deepcopy(notebook))
+    out, error, raised = io.StringIO(), None, None
+    try:
+        with contextlib.redirect_stdout(out):
+            ip.run_cell_magic("whileloop", f"--no-display {options}", cell)
+    except CellError as e:
+        error, raised = (e.kind or "CellError", e.line), e
+    names = {k: v for k, v in ip.user_ns.items() if not k.startswith("_") and k not in ("np", "math")
+             and k not in ip.names_before}
+    return names, out.getvalue(), error, raised
+
+
+def assert_same(ours, theirs, where):
+    assert type(ours) is type(theirs), f"{where}: {type(ours).__name__} {ours!r}, plain Python has " \
+                                       f"{type(theirs).__name__} {theirs!r}"
+    if isinstance(theirs, (list, tuple)):
+        assert len(ours) == len(theirs), (where, ours, theirs)
+        for k, (a, b) in enumerate(zip(ours, theirs)):
+            assert_same(a, b, f"{where}[{k}]")
+        return
+    if isinstance(theirs, dict):
+        assert list(ours) == list(theirs), (where, ours, theirs)
+        for k in theirs:
+            assert_same(ours[k], theirs[k], f"{where}[{k!r}]")
+        return
+    if isinstance(theirs, (np.ndarray, np.generic)):
+        assert ours.dtype == theirs.dtype and np.shape(ours) == np.shape(theirs), (where, ours, theirs)
+    if isinstance(theirs, (float, np.floating)) or (isinstance(theirs, np.ndarray) and theirs.dtype.kind == "f"):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0, err_msg=where)
+    else:
+        assert np.array_equal(ours, theirs), (where, ours, theirs)
+
+
+def compare(ip, notebook, cell, options=""):
+    """Run `cell` both ways and assert that the magic leaves what plain Python leaves (or fails the same way).
+    Returns the magic's CellError, if any."""
+    expected, printed, error = plain_python(notebook, cell)
+    ours, our_printed, our_error, raised = magic(ip, notebook, cell, options)
+    assert our_error == error, f"plain Python: {error}, %%whileloop: {our_error} {raised}"
+    if error is None:
+        assert our_printed == printed
+        for key, value in expected.items():
+            assert key in ours, f"'{key}' missing"
+            assert_same(ours[key], value, key)
+        assert set(ours) <= set(expected), f"the magic left {set(ours) - set(expected)}, plain Python does not"
+    return raised
