@@ -13,7 +13,7 @@ import numpy as np
 
 import cfnb
 
-from .lists import Accumulator
+from .operators.accumulators import Accumulator
 
 _WHILE = ("While", "StatelessWhile")
 _IF = ("If", "StatelessIf")

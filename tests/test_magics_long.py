@@ -25,7 +25,7 @@ def test_side_effects_outside_loops_happen_once(clean, capsys, form):
 
 
 def test_a_run_does_not_record_a_trace_and_the_trace_is_a_bounded_rerun(clean, capsys, monkeypatch):
-    monkeypatch.setattr(magics, "TRACE_LIMIT", 500)
+    monkeypatch.setattr(magics.cell, "TRACE_LIMIT", 500)
     cell = "s = 0\nfor i in range(2000):\n    s += i\n    if i == 1999:\n        print('last', i)"
     clean.run_cell_magic("whileloop", "--no-display", cell)
     assert capsys.readouterr().out == "last 1999\n"

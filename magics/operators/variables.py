@@ -16,10 +16,15 @@ goes through `ld`:
   * a `Maybe` whose fallback a graph cannot hold in the same tensor (a string, another shape or dtype):
     the read is refused at its line (the value handed back to the notebook is still exact).
 """
+import numpy as np
+
 import cfnb
 from cfnb.framework import dtype_rules
+from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
-from .errors import CellError
+from ..errors import CellError
+from .printing import FString
+from .tensors import constant, value
 
 
 class Undefined:
@@ -52,15 +57,15 @@ class UndefinedRead(Exception):
     """A traced function read an undefined name (raised while probing a body's types)."""
 
 
-def ld(runtime, value, name, line):
+def ld(cell, value, name, line):
     """A read of cell name `name` (AutoGraph's `ag__.ld`)."""
     if isinstance(value, Undefined):
-        if runtime.probing:
+        if cell.probing:
             raise UndefinedRead(f"'{name}' is used before it is given a value")
         raise NameError(f"name '{name}' is not defined")
     if not isinstance(value, Maybe):
         return value
-    if value.readable or runtime.probing:
+    if value.readable or cell.probing:
         return value.value
     if not isinstance(value.fallback, Undefined):
         raise CellError(line, f"'{name}' holds {describe(value.fallback)} before the loop at line {value.line} and "
@@ -68,10 +73,47 @@ def ld(runtime, value, name, line):
                               f"shape, so a later line cannot read it. Give '{name}' a value of the loop's type before "
                               f"the loop, or use another name in the loop")
     check = cfnb.Assert(value.defined, [f"NameError: name '{name}' is not defined"], name=f"defined_{name}")
-    runtime.op_line[check] = line
+    cell.op_line[check] = line
     with cfnb.control_dependencies([check]):
         out = cfnb.identity(value.value)
     return dtype_rules.mark_weak(out) if dtype_rules.is_weak(value.value) else out
+
+
+def assign(cell, name, v, line):
+    """`name = v`: the value itself (Python stays Python), recorded for --grad."""
+    if isinstance(v, FString):
+        v = v.python(line)
+    if name.startswith("__k_") and isinstance(v, cfnb.Tensor):
+        v.op._attrs.pop(PYTHON_INT_ATTR, None)  # a `for` loop's own counter stays below its length
+    if name in cell.grad_names and cell.depth == 0 and not isinstance(v, cfnb.Tensor):
+        v = value(cell, v)  # --grad differentiates with respect to this very tensor
+    if isinstance(v, cfnb.Tensor) and name not in cell.first and v.graph is cell.graph and cell.depth == 0:
+        cell.first[name] = v
+    return v
+
+
+def from_namespace(cell, ns, name, assigned):
+    """A notebook value the cell reads (and, if `assigned`, may rebind)."""
+    v = ns[name]
+    if isinstance(v, (np.ndarray, np.generic)) or (name in cell.grad_names and isinstance(v, (int, float))):
+        v = constant(cell, v)
+    if isinstance(v, list):
+        v = list(v)  # the cell's appends make a new list, as rebinding does
+    if isinstance(v, cfnb.Tensor):
+        cell.notebook[name] = v
+    return v
+
+
+def invariant(cell, v):
+    """A number a loop reads but does not change: a constant made before the loop."""
+    if isinstance(v, (int, float, np.generic)) and not cell.probing:
+        return constant(cell, v)
+    return v
+
+
+def values(cell, local_vars, names):
+    """The values of `names` now (a loop's or a branch's state; AutoGraph's get_state): Undefined where unbound."""
+    return tuple(local_vars.get(n, Undefined(n)) for n in names)
 
 
 def describe(v):

@@ -8,8 +8,6 @@ Python would have).
 """
 import cfnb
 
-from .errors import CellError
-
 
 class Accumulator:
     """`prefix` (the list before the loop) followed by the items of the TensorArray `ta`."""
@@ -58,23 +56,6 @@ class Accumulator:
                         "only while the graph runs): read it after the cell, or keep the values in an array")
 
     __add__ = __radd__ = __mul__ = __getitem__ = __iter__ = __contains__ = _refuse
-
-
-def accumulator_for(runtime, before, probed, name, line):
-    """The loop variable for list `before`, given what one traced iteration made of it."""
-    if not isinstance(probed, list):
-        raise CellError(line, f"'{name}' is a list before the loop, but the loop makes it a "
-                              f"{type(probed).__name__}: a list can change in a loop only by .append")
-    if len(probed) <= len(before):
-        raise CellError(line, f"'{name}' is a list the loop changes other than by .append: in a graph loop a list "
-                              f"can only grow with .append (or make it an array before the loop)")
-    item = probed[len(before)]
-    with cfnb.Graph().as_default():
-        t = item if isinstance(item, cfnb.Tensor) else runtime.constant(item)
-    if not t.shape.is_fully_defined():
-        raise CellError(line, f"'{name}'.append(...): the items have a shape known only at run time")
-    ta = cfnb.TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=t.shape)
-    return Accumulator(list(before), ta)
 
 
 def flows_in(values):

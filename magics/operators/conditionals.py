@@ -1,0 +1,127 @@
+"""`if` on a graph value, and `x if c else y`: a `cond` (AutoGraph's `if_stmt` and `if_exp`;
+converters/if_statements.py and conditions.py make the calls).
+
+Both branches are traced once in a scratch graph first (probing.py), to learn which names each assigns; then
+`cfnb.cond` builds the two branch functions. A name that may be undefined after the branch (a `Maybe`) leaves
+the cond with its flag beside it; prints in a branch run in order with the rest of the cell.
+"""
+import cfnb
+from cfnb.framework import dtype_rules
+
+from ..errors import CellError
+from .accumulators import Accumulator, flows_in, rebuild_flows
+from .effects import done, effect_done, tie
+from .logical import is_tensor, is_weak, truth
+from .loops import _defined_part, _entering, _short
+from .probing import probe
+from .tensors import value
+from .variables import Maybe, Undefined, UndefinedRead
+
+
+def if_stmt(cell, test, then_fn, else_fn, values, line):
+    if not is_tensor(test):
+        return then_fn(*values) if test else else_fn(*values)
+    values = [_entering(v, line) for v in values]
+    if cell.probing:
+        return _probe_if(cell, then_fn, else_fn, values)
+    try:
+        then_out, else_out = probe(cell, then_fn, values), probe(cell, else_fn, values)
+    except UndefinedRead as e:
+        raise CellError(line, str(e)) from None
+    for a, b in zip(then_out, else_out):
+        if isinstance(a, Undefined) != isinstance(b, Undefined):
+            missing = "else" if isinstance(b, Undefined) else "if"
+            raise CellError(line, f"'{a.name if isinstance(a, Undefined) else b.name}' is given a value in one "
+                                  f"branch only: give it a value in the {missing} branch too, or before the `if`")
+    keep = [k for k, a in enumerate(then_out) if not isinstance(a, Undefined)]
+    # A name that may be undefined in one branch (a `Maybe`) leaves the cond with its flag beside it.
+    maybes = {k for k in keep if isinstance(then_out[k], Maybe) or isinstance(else_out[k], Maybe)}
+    values = [value(cell, v) for v in values]
+    effects, weak = [], None
+
+    def branch(fn):
+        def run():
+            nonlocal weak
+            cell.effects.append([])
+            try:
+                returned = fn(*values)
+                outs = []
+                for k in keep:
+                    outs.append(value(cell, _defined_part(returned[k], line)))
+                    if k in maybes:
+                        outs.append(returned[k].defined if isinstance(returned[k], Maybe) else cfnb.constant(True))
+                here = [is_weak(o) for o in outs]
+                weak = here if weak is None else [w and h for w, h in zip(weak, here)]
+            finally:
+                scope = cell.effects.pop()
+            flat = flows_in(outs)
+            if scope:
+                effects.append(scope)
+                flat = tie(flat, scope[-1])
+                if not flat:
+                    flat = [done(scope[-1])]
+            elif effects and not flat:
+                flat = [cfnb.constant(True)]
+            return flat
+        return run
+
+    cell.depth += 1
+    try:
+        outs = cfnb.cond(truth(test), branch(then_fn), branch(else_fn), strict=True)
+    except (ValueError, TypeError) as e:
+        raise CellError(line, _short(e)) from None
+    finally:
+        cell.depth -= 1
+    if effects:
+        op = (outs[0] if outs else None)
+        effect_done(cell, op.op if op is not None else None)
+    outs = [dtype_rules.mark_weak(t) if w and isinstance(t, cfnb.Tensor) else t
+            for t, w in zip(outs, weak or [])]
+    result, position = list(then_out), 0
+    for k in keep:
+        original = values[k] if isinstance(values[k], Accumulator) else then_out[k]
+        result[k] = rebuild_flows([original], [outs[position]])[0] if position < len(outs) else original
+        if k in maybes:
+            name = next(v.name for v in (then_out[k], else_out[k]) if isinstance(v, Maybe))
+            result[k] = Maybe(name, result[k], outs[position + 1], Undefined(name))
+        position += 2 if k in maybes else 1
+    return tuple(result)
+
+def _probe_if(cell, then_fn, else_fn, values):
+    """While probing: both branches run once, no cond is built; each name takes the first
+    defined value (its dtype and shape are all a probe needs)."""
+    returned = []
+    for fn in (then_fn, else_fn):
+        try:
+            returned.append(fn(*values))
+        except UndefinedRead as e:  # this branch reads a name not defined yet: what the other one makes
+            returned.append(e)
+    if all(isinstance(r, UndefinedRead) for r in returned):
+        raise returned[0]
+    then_out, else_out = [r if not isinstance(r, UndefinedRead) else returned[1 - k] for k, r in
+                          enumerate(returned)]
+    out = []
+    for a, b in zip(then_out, else_out):
+        if isinstance(a, Undefined):
+            a = b
+        elif isinstance(a, list) and isinstance(b, list) and len(b) > len(a):
+            a = b
+        # A number set in a branch is a tensor after the cond: later `if`s on it are conds too.
+        out.append(value(cell, a) if isinstance(a, (bool, int, float)) else a)
+    return tuple(out)
+
+
+def if_exp(cell, test, then, orelse, line):
+    """`then() if test else orelse()`: a cond when `test` is a tensor."""
+    if not is_tensor(test):
+        return then() if test else orelse()
+    weak = []
+
+    def branch(fn):
+        def run():
+            out = value(cell, fn())
+            weak.append(is_weak(out))
+            return out
+        return run
+    out = cfnb.cond(truth(test), branch(then), branch(orelse))
+    return dtype_rules.mark_weak(out) if all(weak) and isinstance(out, cfnb.Tensor) else out

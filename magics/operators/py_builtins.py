@@ -1,0 +1,256 @@
+"""What a call in the cell means when its arguments are tensors (`__cf.call`; AutoGraph's `py_builtins.py`).
+
+  * builtins: `abs` (Abs), `min`/`max` of two or more values (Minimum/Maximum), `len` (the static
+    leading dimension, else Shape), `float()`/`int()` (Cast; `int` truncates toward zero as
+    Python does), `round` (Round: half to even, as Python), `range` (a loop's range), `bool`,
+    `str` and the rest are refused on tensors, with the line and what to write instead;
+  * `math.sqrt/exp/log/log1p/log2/log10/sin/cos/tanh/floor/ceil/fabs/pow/hypot` become graph ops
+    (`math.pi`, `math.e` are numbers anyway); other `math` functions are refused;
+  * numpy functions reach the tensors' own dispatch (`__array_ufunc__`/`__array_function__`);
+    the ops they build are remembered as numpy's (values.py: plain Python would hold a numpy
+    value there), and a refusal (`UnsupportedNumpyError`) is reported against the line.
+"""
+import builtins
+import math
+
+import numpy as np
+
+import cfnb
+from cfnb.framework import dtype_rules
+
+from ..errors import CellError
+from .accumulators import Accumulator
+from .iteration import _Range
+from .printing import FString
+from .tensors import constant, tensors_in
+
+
+def _has_tensor(args, kwargs=None):
+    return bool(tensors_in(list(args) + list((kwargs or {}).values())))
+
+
+_MATH = {
+    "sqrt": lambda x: cfnb.sqrt(x), "exp": lambda x: cfnb.exp(x), "log": None, "log1p": lambda x: cfnb.log1p(x),
+    "log2": lambda x: cfnb.log(x) / math.log(2.0), "log10": lambda x: cfnb.log(x) / math.log(10.0),
+    "sin": lambda x: cfnb.sin(x), "cos": lambda x: cfnb.cos(x), "tanh": lambda x: cfnb.tanh(x),
+    "fabs": lambda x: cfnb.abs(x), "pow": lambda x, y: cfnb.pow(x, y),
+    "hypot": lambda x, y: cfnb.sqrt(x * x + y * y),
+    "floor": lambda x: cfnb.cast(cfnb.floor(x), cfnb.int64),
+    "ceil": lambda x: cfnb.cast(-cfnb.floor(-x), cfnb.int64),
+}
+
+
+def _math_log(x, base=None):
+    return cfnb.log(x) if base is None else cfnb.log(x) / cfnb.log(cfnb.cast(base, x.dtype) if isinstance(
+        base, cfnb.Tensor) else math.log(base))
+
+
+_MATH["log"] = _math_log
+
+
+def call(cell, line, fn, *args, **kwargs):
+    """`f(args)` in the cell (converters/calls.py): Python's own call on Python values, a graph op on graph
+    values (a builtin, a `math` function, a numpy function or method), refused with the line where it has none."""
+    args = tuple(a.python(line) if isinstance(a, FString) else a for a in args)
+    try:
+        if fn is range:
+            return _range(cell, line, args)
+        if fn is len:
+            return _len(cell, line, *args)
+        if any(isinstance(a, Accumulator) for a in args) and (fn in _OVER_ITEMS or _is_numpy(fn)):
+            # sum(xs), max(xs), np.mean(xs) of a list grown in a loop: over its items as one array
+            args = tuple(a.as_tensor() if isinstance(a, Accumulator) else a for a in args)
+            if fn is builtins.sum:
+                return cfnb.reduce_sum(args[0]) + (args[1] if len(args) > 1 else 0)
+        if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
+            return _numpy_call(cell, line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
+        if isinstance(getattr(fn, "__self__", None), np.ndarray) and _has_tensor(args, kwargs):
+            return _array_method(cell, line, fn, args, kwargs)
+        if cell.depth and _is_random(fn):
+            raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
+                                  f"not on every iteration: draw all the numbers before the loop "
+                                  f"(e.g. r = np.random.rand(n)) and read r[i] in it")
+        if not _has_tensor(args, kwargs) and not any(isinstance(a, Accumulator) for a in args):
+            out = fn(*args, **kwargs)
+            if isinstance(out, np.generic) and _is_numpy(fn) and out.dtype.kind in "biuf":
+                out = constant(cell, out)  # a numpy scalar: plain Python keeps it numpy wherever it goes
+            return out
+        builtin = _BUILTINS.get(fn)
+        if builtin is not None:
+            return builtin(cell, line, *args, **kwargs)
+        if getattr(fn, "__module__", None) == "math" or fn in _MATH_FUNCTIONS:
+            return _math(cell, line, fn, args, kwargs)
+        if fn in (np.array, np.asarray) and args and isinstance(args[0], (list, tuple)):
+            return _array_of(cell, line, args[0], *args[1:], **kwargs)
+        if _is_numpy(fn):
+            return _numpy_call(cell, line, fn, args, kwargs)
+        return fn(*args, **kwargs)
+    except CellError:
+        raise
+    except (TypeError, ValueError) as e:
+        if type(e).__name__ == "UnsupportedNumpyError":
+            raise CellError(line, str(e), kind="UnsupportedNumpyError") from None
+        raise
+
+def _numpy_call(cell, line, fn, args, kwargs):
+    owner = getattr(fn, "__self__", None)
+    graphs = {t.graph for t in tensors_in(list(args) + list(kwargs.values()) + [owner])}
+    counts = {g: len(g._ops) for g in graphs}
+    out = fn(*args, **kwargs)
+    for g, n in counts.items():
+        cell.numpy_ops.update(g._ops[n:])
+    return out
+
+def _array_method(cell, line, fn, args, kwargs):
+    """`X.dot(t)`, `X.reshape(n, 1)` on a notebook ndarray with a tensor argument: ndarray's C
+    method would ask the tensor for its value, so the method of the tensor `constant(X)` (the
+    same ndarray methods, numpy_dispatch.py) builds the op instead."""
+    name = getattr(fn, "__name__", "?")
+    method = getattr(cfnb.Tensor, name, None)
+    if method is None or name.startswith("_"):
+        raise CellError(line, f"the array method .{name}(...) has no graph form with a loop value as its "
+                              f"argument: compute it before the loop, or use numpy functions on the array")
+    return _numpy_call(cell, line, getattr(constant(cell, fn.__self__), name), args, kwargs)
+
+def _array_of(cell, line, items, dtype=None):
+    """`np.array([a, b])` of loop values: np.stack of the items (nested lists stack again), in the dtype
+    numpy's array constructor finds (Python numbers as int64/float64: not weak here, as in numpy)."""
+    flat = cfnb.nest.flatten(list(items))
+    if dtype is None:
+        dtype = np.result_type(*[np.dtype(v.dtype.as_numpy_dtype) if isinstance(v, cfnb.Tensor)
+                                 else np.asarray(v).dtype for v in flat])
+    dtype = cfnb.as_dtype(np.dtype(dtype))
+
+    def build(x):
+        if isinstance(x, (list, tuple)):
+            return cfnb.stack([build(v) for v in x])
+        return cfnb.cast(x, dtype) if isinstance(x, cfnb.Tensor) else cfnb.constant(x, dtype=dtype)
+    out = build(list(items))
+    cell.numpy_ops.add(out.op)  # an ndarray in plain Python
+    return out
+
+def _math(cell, line, fn, args, kwargs):
+    name = getattr(fn, "__name__", "?")
+    impl = _MATH.get(name)
+    if impl is None:
+        raise CellError(line, f"math.{name} has no graph form: use numpy's np.{name}(...) if it has one, or "
+                              f"compute it before the loop")
+    args = [cfnb.cast(a, cfnb.float64 if cell.options.dtypes == "numpy" else cfnb.float32)
+            if isinstance(a, cfnb.Tensor) and not a.dtype.is_floating else a for a in args]
+    out = impl(*args, **kwargs)
+    cell.python_ops.add(out.op)  # math's functions return Python numbers
+    return dtype_rules.mark_weak(out)
+
+def _range(cell, line, args):
+    if not 1 <= len(args) <= 3:
+        raise CellError(line, f"range expected 1 to 3 arguments, got {len(args)}")
+    if not _has_tensor(args):
+        return range(*args)
+    for a in args:
+        if isinstance(a, cfnb.Tensor) and not a.dtype.is_integer:
+            raise CellError(line, f"range(...) needs integers, got a {a.dtype.name} value: use int(...)")
+    return _Range(args)
+
+def _len(cell, line, *args):
+    (x,) = args
+    if isinstance(x, Accumulator):
+        return x.length()
+    if isinstance(x, cfnb.Tensor):
+        if x.shape.ndims == 0:
+            raise CellError(line, "len() of a 0-d value (a number)")
+        if x.shape.ndims is not None and x.shape.as_list()[0] is not None:
+            return x.shape.as_list()[0]
+        return dtype_rules.mark_weak(cfnb.shape(x, out_type=cfnb.int64)[0])
+    return len(x)
+
+
+# --- builtins on tensors --------------------------------------------------------------------------
+def _abs(cell, line, x):
+    return cfnb.abs(x)
+
+
+def _minmax(reduce_fn, pair_fn, name):
+    def fn(cell, line, *args, **kwargs):
+        if kwargs:
+            raise CellError(line, f"{name}(..., {', '.join(kwargs)}=...) on graph values is not supported")
+        if len(args) == 1:
+            (x,) = args
+            if isinstance(x, cfnb.Tensor):
+                out = reduce_fn(x)
+                cell.numpy_ops.add(out.op)  # max over an array's items: plain Python gives a numpy scalar
+                return out
+            args = tuple(x)
+        result = args[0]
+        for a in args[1:]:
+            result = pair_fn(result, a)
+        return result
+    return fn
+
+
+def _float(cell, line, x=0.0):
+    out = cfnb.identity(cfnb.cast(x, cfnb.float64 if cell.options.dtypes == "numpy" else cfnb.float32))
+    cell.python_ops.add(out.op)  # float(...) is a Python float whatever went in
+    return dtype_rules.mark_weak(out)
+
+
+def _int(cell, line, x=0):
+    if x.dtype.is_floating:
+        x = cfnb.sign(x) * cfnb.floor(cfnb.abs(x))  # toward zero, as Python's int()
+    out = cfnb.identity(cfnb.cast(x, cfnb.int64 if cell.options.dtypes == "numpy" else cfnb.int32))
+    cell.python_ops.add(out.op)
+    return dtype_rules.mark_weak(out)
+
+
+def _round(cell, line, x, ndigits=None):
+    if ndigits is not None:
+        raise CellError(line, "round(x, ndigits) of a graph value is not supported: use np.round(x, ndigits)")
+    out = np.round(x) if hasattr(cfnb.Tensor, "__array_ufunc__") else cfnb.floor(x + 0.5)
+    return dtype_rules.mark_weak(cfnb.cast(out, cfnb.int64 if cell.options.dtypes == "numpy" else cfnb.int32))
+
+
+def _refuse(name, instead):
+    def fn(cell, line, *args, **kwargs):
+        raise CellError(line, f"{name}() of a graph value has no graph form: {instead}")
+    return fn
+
+
+_BUILTINS = {
+    builtins.abs: _abs,
+    builtins.min: _minmax(lambda x: cfnb.reduce_min(x), lambda a, b: cfnb.minimum(a, b), "min"),
+    builtins.max: _minmax(lambda x: cfnb.reduce_max(x), lambda a, b: cfnb.maximum(a, b), "max"),
+    builtins.float: _float,
+    builtins.int: _int,
+    builtins.round: _round,
+    builtins.bool: _refuse("bool", "compare it instead (x != 0)"),
+    builtins.str: _refuse("str", "print it, or use an f-string inside print(...)"),
+    builtins.sum: _refuse("sum", "use np.sum(x), or add in the loop"),
+    builtins.list: _refuse("list", "append the items in a loop"),
+    builtins.sorted: _refuse("sorted", "use np.sort(x) before the loop"),
+    builtins.enumerate: _refuse("enumerate", "loop over an index: for i in range(len(xs)): x = xs[i]"),
+    builtins.zip: _refuse("zip", "loop over an index: for i in range(len(xs)): a, b = xs[i], ys[i]"),
+    builtins.isinstance: _refuse("isinstance", "a graph value's type is fixed: check it before the cell"),
+}
+_OVER_ITEMS = (builtins.sum, builtins.max, builtins.min)
+_MATH_FUNCTIONS = {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
+
+
+def _is_random(fn):
+    module = getattr(fn, "__module__", None) or getattr(type(getattr(fn, "__self__", None)), "__module__", "") or ""
+    return module.startswith(("numpy.random", "random")) or type(getattr(fn, "__self__", None)).__name__ in (
+        "Generator", "RandomState", "Random")
+
+
+def _name_of(fn):
+    owner = getattr(fn, "__self__", None)
+    prefix = "np.random." if owner is not None and type(owner).__name__ in ("RandomState", "Generator") else ""
+    return prefix + getattr(fn, "__name__", "this call")
+
+
+def _is_numpy(fn):
+    if isinstance(fn, np.ufunc):
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    if module.startswith("numpy"):
+        return True
+    owner = getattr(fn, "__self__", None)
+    return isinstance(owner, cfnb.Tensor)  # t.sum(), t.reshape(...): ndarray's methods

@@ -1,0 +1,81 @@
+"""Reading and setting items: `__cf.getitem(a, i, line)` and `__cf.setitem(a, k, v, line)` (AutoGraph's
+`operators/slices.py`; converters/subscripts.py and converters/item_assignment.py make the calls).
+
+`getitem` indexes a Python list or a notebook array by a graph value (a constant of it, indexed). `setitem`
+changes a numpy array in place when nothing in it is a graph value (plain Python, aliases and all); otherwise it
+builds the new array (numpy_functions.setitem: the value cast to a's dtype, as numpy's assignment casts).
+"""
+import numpy as np
+
+import cfnb
+from cfnb.framework import dtype_rules
+from cfnb.ops import numpy_functions
+
+from ..errors import CellError
+from .accumulators import Accumulator
+from .tensors import constant, tensors_in
+
+
+def getitem(cell, value, index, line):
+    if isinstance(value, Accumulator):
+        raise CellError(line, "indexing a list grown in a loop: read it after the cell (or keep the values in "
+                              "an array)")
+    if isinstance(value, (list, tuple, np.ndarray)) and tensors_in(index_parts(index)):
+        if isinstance(value, (list, tuple)) and not all(isinstance(x, (int, float, bool)) for x in value):
+            raise CellError(line, "a list indexed by a graph value must hold numbers only")
+        python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
+        item = constant(cell, value)[index]
+        return dtype_rules.mark_weak(item) if python and not isinstance(index, slice) else item
+    return value[index]
+
+
+def slice_(cell, start, stop, step):
+    return slice(start, stop, step)
+
+
+def index_parts(index):
+    """The parts of an index, the bounds of its slices included (`X[:2 * n]`)."""
+    parts = []
+    for k in index if isinstance(index, tuple) else (index,):
+        parts.extend((k.start, k.stop, k.step) if isinstance(k, slice) else (k,))
+    return parts
+
+
+def setitem(cell, target, key, value, line):
+    symbolic = bool(tensors_in(index_parts(key) + [value])) or isinstance(target, cfnb.Tensor)
+    if isinstance(target, Accumulator) or isinstance(target, list) and (cell.depth or symbolic):
+        raise CellError(line, "a list changed by item assignment in a loop: in a graph loop a list can only "
+                              "grow with .append; use an array (`a = np.zeros(n)`, then `a[i] = v`)")
+    if not symbolic:
+        target[key] = value  # plain Python: in place (a Python error here is the cell's own)
+        return target
+    if not isinstance(target, (cfnb.Tensor, np.ndarray)):
+        raise CellError(line, f"item assignment to a {type(target).__name__} with a loop value: only an array "
+                              f"can change its items in a loop")
+    if not _basic(key):
+        raise CellError(line, "fancy indices (a list, an array or a mask) in `a[...] = v` have no graph form: "
+                              "write `a = np.where(mask, v, a)` (a mask of the items to set)")
+    if isinstance(target, np.ndarray):
+        target = constant(cell, target)
+    try:
+        out = numpy_functions.setitem(target, key, value)
+    except ValueError as e:
+        raise CellError(line, str(e), kind="ValueError") from None
+    cell.numpy_ops.add(out.op)  # an array's items: plain Python has a numpy array here
+    return out
+
+
+def _basic(key):
+    parts = key if isinstance(key, tuple) else (key,)
+    for k in parts:
+        if isinstance(k, slice):
+            bounds = (k.start, k.stop, k.step)
+        else:
+            bounds = (k,)
+        for b in bounds:
+            if b is None or b is Ellipsis or isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+                continue
+            if isinstance(b, cfnb.Tensor) and b.dtype.is_integer and b.shape.ndims == 0:
+                continue
+            return False
+    return True
