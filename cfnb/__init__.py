@@ -61,6 +61,7 @@ from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
 from .graph_def import GraphDef, import_graph_def, io, summary, train  # the GraphDef bridge (tensorboard extra)
 from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
+from .ops import bitwise_ops as bitwise  # tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, ...
 from .ops import (
     int_overflow,  # noqa: F401 - Python-int arithmetic raises OverflowError rather than wrap
     numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor

@@ -26,8 +26,9 @@ from cfnb.passes.to_v1 import rebuild_v1
 from . import values as values_lib
 from .converters import compile_cell
 from .errors import CellError, from_python_error
-from .operators import CellState, bind
+from .operators import CellState, bind, objects
 from .operators.lines import finish_lines
+from .operators.objects import latest
 from .operators.variables import Maybe, Undefined
 from .progress import Progress
 from .result import WhileLoopResult
@@ -107,8 +108,11 @@ def _hand_back(values, cell):
             if not isinstance(v.fallback, Undefined):
                 cell.fallback[name] = v.fallback
             v = v.value
+        box = cell.boxes.of(v)
+        if box is not None and box.origin is not None:
+            cell.origins[name] = box  # a Python object: the notebook gets that very object, changed in place
         if not isinstance(v, Undefined):
-            out[name] = v
+            out[name] = latest(cell, v)
         elif name in cell.notebook_names:
             cell.deleted.append(name)  # `del name`: plain Python leaves the notebook without it
     return out
@@ -149,8 +153,10 @@ class _Plan:
         self.functional = graph
         self.values = values
         self.cell = cell
+        self.objects = [box for box in cell.boxes.all() if box.origin is not None]  # written back after the run
         with graph.as_default():  # (a list grown in a loop makes its stack op here)
             self.leaves = {name: values_lib.leaves(v) for name, v in values.items()}
+            self.object_leaves = [values_lib.leaves(box.latest) for box in self.objects]
         # Under TensorFlow's rules the values stay numpy (float32, int32), as a session returns them.
         self.numpy = values_lib.numpy_tensors(graph, cell.numpy_ops, cell.python_ops) \
             if options.dtypes == "numpy" else values_lib.EVERYTHING
@@ -180,6 +186,7 @@ class _Plan:
             "fallback": {n: [self.tensor(t) for t in values_lib.leaves(v)] for n, v in cell.fallback.items()},
             "cut": [self.tensor(t) for t, _line, _label in cell.cut],
             "effects": [self.op(op) for op in cell.top_effects],
+            "objects": [[self.tensor(t) for t in ts] for ts in self.object_leaves],
         }
 
     def tensor(self, t):
@@ -244,6 +251,7 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
                                                    plan.numpy)
             continue  # first assigned in a loop that ran zero times: left undefined, as in Python
         updates[name] = values_lib.rebuild(value, iter(fetched["leaves"][name]), plan.numpy)
+    _write_back(plan, fetched, updates)
     for cut, (_t, line, label) in zip(fetched["cut"], cell.cut):
         if cut:
             what = f"`for {label}`" if label else "`while`"
@@ -257,6 +265,16 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
     if options.swap_memory:
         result.memory_runner = lambda: _memory_run(plan)
     return result, updates
+
+
+def _write_back(plan, fetched, updates):
+    """The Python objects the cell changed (arrays, lists, dicts of the notebook or of the cell's Python) are
+    changed in place, as plain Python changes them, and every name that holds one gets that very object."""
+    for box, leaves in zip(plan.objects, fetched["objects"]):
+        objects.write_back(box, values_lib.rebuild(box.latest, iter(leaves), plan.numpy))
+    for name, box in plan.cell.origins.items():
+        if name in updates:
+            updates[name] = box.origin
 
 
 def _describe(running, plan):

@@ -94,6 +94,8 @@ def leaves(value):
         return [t for v in value.prefix for t in leaves(v)] + [value.stacked()]
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in leaves(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in leaves(v)]
     return []
 
 
@@ -108,4 +110,6 @@ def rebuild(value, fetched, numpy_set):
     if isinstance(value, (list, tuple)):
         out = [rebuild(v, fetched, numpy_set) for v in value]
         return tuple(out) if isinstance(value, tuple) else out
+    if isinstance(value, dict):
+        return {k: rebuild(v, fetched, numpy_set) for k, v in value.items()}
     return value

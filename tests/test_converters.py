@@ -55,6 +55,13 @@ def test_item_assignment():
         M = __cf.setitem(M, (i, __cf.slice_(1, n, None)), M[i, 1:n] + 2, 2)""")
 
 
+def test_item_assignment_unpacks_a_swap_right_side_first():
+    assert converted(item_assignment, "a[j], a[j + 1] = a[j + 1], a[j]") == same("""
+        __items_1 = (a[j + 1], a[j])
+        a = __cf.setitem(a, j, __items_1[0], 1)
+        a = __cf.setitem(a, j + 1, __items_1[1], 1)""")
+
+
 def test_item_assignment_refuses_a_second_target():
     with pytest.raises(CellError, match="one target"):
         converted(item_assignment, "a[i] = b[i] = 0")
@@ -132,7 +139,7 @@ def test_calls():
 def test_assignments():
     assert converted(assignments, "a, b = b, a\nx += 1") == same("""
         a, b = __cf.assign('a,b', (b, a), 1)
-        x = __cf.assign('x', x + 1, 2)""")
+        x = __cf.assign('x', __cf.inplace(x, '+', 1, 2), 2)""")
 
 
 def test_variables_read_the_cells_own_names_through_ld():
@@ -213,6 +220,6 @@ def test_the_whole_cell_function():
                 i = __cf.from_namespace(__ns, 'i', True)
             n = __cf.from_namespace(__ns, 'n', False)"""))
     assert text.endswith("return __cf.values(locals(), __names)")
-    assert "s = __cf.assign('s', __cf.ld(s, 's', 3) + __cf.ld(i, 'i', 3), 3)" in text
+    assert "s = __cf.assign('s', __cf.inplace(__cf.ld(s, 's', 3), '+', __cf.ld(i, 'i', 3), 3), 3)" in text
     code, assigned = compile_cell("s = 0\nfor i in range(n):\n    s += i", "<cell>", notebook={"n"})
     assert assigned == ["s", "i"] and code.co_filename == "<cell>"

@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     array_ops,
     array_ops_stack,
     autopacking,
+    bitwise_ops,
     cond,
     cond_v2,
     control_flow_case,

@@ -40,6 +40,8 @@ UFUNCS = {
     "Neg": np.negative, "Abs": np.absolute, "Square": np.square, "Sqrt": np.sqrt, "Rsqrt": np.sqrt,
     "Exp": np.exp, "Log": np.log, "Log1p": np.log1p, "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh,
     "Sigmoid": np.tanh, "Floor": np.floor, "Sign": np.sign, "Reciprocal": np.reciprocal,
+    "BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or, "BitwiseXor": np.bitwise_xor, "Invert": np.invert,
+    "LeftShift": np.left_shift, "RightShift": np.right_shift,
 }
 
 # Reductions: numpy accumulates small integers and bools in int64 (`np.sum`, `np.prod`) and takes
@@ -118,7 +120,7 @@ _KEEPS_WEAK = (set(UFUNCS) - {"MatMul"}) | {"Identity"}
 
 # Python-int arithmetic that can leave int64: its kernel checks (math_ops.checked_int_kernel).
 PYTHON_INT_ATTR = "_python_int"
-_CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow")
+_CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow", "LeftShift")
 
 
 def mark_result(op, inputs):

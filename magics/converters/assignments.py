@@ -2,7 +2,9 @@
 until a graph needs it, and records the tensor `--grad` differentiates):
 
     x = expr        ->  x = __cf.assign('x', expr, line)
-    x += expr       ->  x = __cf.assign('x', x + expr, line)
+    x += expr       ->  x = __cf.assign('x', __cf.inplace(x, '+', expr, line), line)
+
+(operators/augmented.py: an array or a list changes in place, as Python's `+=` changes it; a number is rebound.)
 """
 import ast
 
@@ -24,9 +26,13 @@ class Assignments(ast.NodeTransformer):
         if not isinstance(node.target, ast.Name):
             return node
         name = node.target.id
-        value = ast.BinOp(ast.Name(name, ast.Load()), node.op, node.value)
-        return located(replace("target = __cf.assign(label, value, line)", target=name, label=ast.Constant(name),
-                               value=value, line=node.lineno), node)
+        return located(replace("target = __cf.assign(label, __cf.inplace(target, symbol, value, line), line)",
+                               target=name, label=ast.Constant(name), symbol=ast.Constant(_SYMBOLS[type(node.op)]),
+                               value=node.value, line=node.lineno), node)
+
+
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+            ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<", ast.RShift: ">>"}
 
 
 def convert(tree, ctx):

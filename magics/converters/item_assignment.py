@@ -6,9 +6,9 @@ before loops are desugared and analysed:
     a[k] = v      ->   a = __cf.setitem(a, k, v, line)
     a[k] += v     ->   a = __cf.setitem(a, k, a[k] + v, line)
 
-so `a` is a loop variable of a loop that sets its items (operators/slices.py builds the new value). What
-a name-for-value rewrite cannot keep is refused here, with the line: a second name for an array whose items
-the cell sets (it would not see the change), a view of another array, `a[i][j] = v`, several targets.
+so `a` is a loop variable of a loop that sets its items (operators/slices.py builds the new value; every other
+name of the same array sees it too, operators/objects.py). Refused here, with the line: a view of another array
+(`r = M[0]`, then `r[i] = v`: numpy would change M too), `a[i][j] = v`, several targets.
 """
 import ast
 
@@ -38,7 +38,8 @@ def index_expr(node):
 
 
 class ItemAssignments(ast.NodeTransformer):
-    def __init__(self):
+    def __init__(self, ctx):
+        self.ctx = ctx
         self.names = {}  # name -> first line that sets one of its items
 
     def _setitem(self, name, index, value, node):
@@ -47,6 +48,9 @@ class ItemAssignments(ast.NodeTransformer):
                                value=value, line=node.lineno), node)
 
     def visit_Assign(self, node):  # noqa: N802 - ast's names
+        if len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) and \
+                any(isinstance(e, ast.Subscript) for e in node.targets[0].elts):
+            return self._unpack(node)
         if not any(isinstance(t, ast.Subscript) for t in node.targets):
             return self.generic_visit(node)
         nested = [n for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Subscript) and
@@ -58,6 +62,28 @@ class ItemAssignments(ast.NodeTransformer):
         name = _target_name(target, node.lineno)
         return self._setitem(name, index_expr(target.slice), node.value, node)
 
+    def _unpack(self, node):
+        """`a[j], a[j + 1] = a[j + 1], a[j]` (a swap): the right side first, then each target from left to right,
+        as Python assigns them:
+
+            __items_N = (a[j + 1], a[j])
+            a = __cf.setitem(a, j, __items_N[0], line)
+            a = __cf.setitem(a, j + 1, __items_N[1], line)
+        """
+        items = f"__items_{self.ctx.new_number()}"
+        out = located(replace("items = value", items=items, value=node.value), node)
+        for k, element in enumerate(node.targets[0].elts):
+            part = replace_as_expression("items[k]", items=items, k=k)
+            if isinstance(element, ast.Subscript):
+                name = _target_name(element, node.lineno)
+                out += self._setitem(name, index_expr(element.slice), part, node)
+            elif isinstance(element, ast.Name):
+                out += located(replace("target = value", target=element.id, value=part), node)
+            else:
+                raise CellError(node.lineno, f"`{ast.unparse(node.targets[0])} = ...`: unpack into names and items "
+                                             f"(`a[i], b = ...`), one level deep")
+        return out
+
     def visit_AugAssign(self, node):  # noqa: N802
         if not isinstance(node.target, ast.Subscript):
             return node
@@ -68,26 +94,15 @@ class ItemAssignments(ast.NodeTransformer):
 
 
 def convert(tree, ctx):
-    """Rewrite `tree` in place; refuse a second name for an array whose items the cell sets."""
-    rewrite = ItemAssignments()
+    """Rewrite `tree` in place; refuse a view of an array whose items the cell sets."""
+    rewrite = ItemAssignments(ctx)
     tree = rewrite.visit(tree)
     if rewrite.names:
-        _refuse_aliases(tree, rewrite.names)
+        _refuse_views(tree, rewrite.names)
     return tree
 
 
-def _refuse_aliases(tree, names):
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            pairs = [(t.id, node.value.id) for t in node.targets if isinstance(t, ast.Name)]
-            for new, old in pairs:
-                if new != old and (old in names or new in names):
-                    changed = old if old in names else new
-                    other = new if changed == old else old
-                    raise CellError(node.lineno, f"'{other}' and '{changed}' name one array, whose items the "
-                                                 f"cell sets ({changed}[...] = ..., line {names[changed]}): in a "
-                                                 f"graph an array is a value, so only '{changed}' would change. "
-                                                 f"Write `{new} = {old}.copy()`, or use one name")
+def _refuse_views(tree, names):
     for node in ast.walk(tree):
         view = _view_assigned(node, names)
         if view is not None:

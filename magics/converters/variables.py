@@ -10,7 +10,7 @@ from .templates import located, replace_as_expression
 
 class Variables(ast.NodeTransformer):
     def __init__(self, names):
-        self.names = names  # the names the cell assigns or reads from the notebook
+        self.names = names  # the names the cell assigns or reads from the notebook (an array there may change)
 
     def visit_Name(self, node):  # noqa: N802 - ast's names
         if not isinstance(node.ctx, ast.Load) or node.id not in self.names:
@@ -20,4 +20,4 @@ class Variables(ast.NodeTransformer):
 
 
 def convert(tree, ctx):
-    return Variables({n for n in ctx.assigned if not n.startswith("__")}).visit(tree)
+    return Variables(ctx.cell_names).visit(tree)

@@ -15,12 +15,13 @@ Each operator is a function `op(cell, ...)` of one module, `cell` being the one 
   call                            py_builtins.py   converters/calls.py
   print_, fstring                 printing.py      converters/calls.py, fstrings.py
   getitem, setitem, slice_        slices.py        converters/subscripts.py, item_assignment.py
+  inplace                         augmented.py     converters/assignments.py (x += v)
   append                          lists.py         converters/list_append.py
 """
 import functools
 from types import SimpleNamespace
 
-from . import conditionals, iteration, lines, lists, logical, loops, printing, py_builtins, slices, variables
+from . import augmented, conditionals, iteration, lines, lists, logical, loops, printing, py_builtins, slices, variables
 from .state import CellState
 
 OPERATORS = {
@@ -36,6 +37,7 @@ OPERATORS = {
     "print_": printing.print_, "fstring": printing.fstring,
     "getitem": slices.getitem, "setitem": slices.setitem, "slice_": slices.slice_,
     "append": lists.append,
+    "inplace": augmented.inplace,
 }
 
 

@@ -13,6 +13,7 @@ from .accumulators import Accumulator, flows_in, rebuild_flows
 from .effects import done, effect_done, tie
 from .logical import is_tensor, is_weak, truth
 from .loops import _defined_part, _entering, _short
+from .objects import latest, shared_groups
 from .probing import probe
 from .tensors import value
 from .variables import Maybe, Undefined, UndefinedRead
@@ -22,6 +23,8 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
     if not is_tensor(test):
         return then_fn(*values) if test else else_fn(*values)
     values = [_entering(v, line) for v in values]
+    shared_groups(cell, values, [None] * len(values))  # so names outside the `if` see what its branches change
+    values = [latest(cell, v) for v in values]
     if cell.probing:
         return _probe_if(cell, then_fn, else_fn, values)
     try:
@@ -37,14 +40,17 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
     # A name that may be undefined in one branch (a `Maybe`) leaves the cond with its flag beside it.
     maybes = {k for k in keep if isinstance(then_out[k], Maybe) or isinstance(else_out[k], Maybe)}
     values = [value(cell, v) for v in values]
-    effects, weak = [], None
+    effects, weak, ends = [], None, []
 
     def branch(fn):
         def run():
             nonlocal weak
             cell.effects.append([])
+            snapshot = cell.boxes.snapshot()
             try:
                 returned = fn(*values)
+                ends.append([cell.boxes.of(r) for r in returned])  # the object each name holds at the end
+                returned = [latest(cell, r) for r in returned]
                 outs = []
                 for k in keep:
                     outs.append(value(cell, _defined_part(returned[k], line)))
@@ -53,6 +59,7 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
                 here = [is_weak(o) for o in outs]
                 weak = here if weak is None else [w and h for w, h in zip(weak, here)]
             finally:
+                cell.boxes.restore(snapshot)
                 scope = cell.effects.pop()
             flat = flows_in(outs)
             if scope:
@@ -85,17 +92,37 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
             name = next(v.name for v in (then_out[k], else_out[k]) if isinstance(v, Maybe))
             result[k] = Maybe(name, result[k], outs[position + 1], Undefined(name))
         position += 2 if k in maybes else 1
+    _share_after(cell, result, keep, ends)
     return tuple(result)
+
+
+def _share_after(cell, result, keep, ends):
+    """A name that holds a version of the same object at the end of both branches holds its new version after
+    the cond (and names that share it share the one value)."""
+    first = {}
+    for k in keep:
+        box = ends[0][k] if len(ends) == 2 and ends[0][k] is ends[1][k] else None
+        if box is None or isinstance(result[k], Maybe):
+            continue
+        if id(box) in first:
+            result[k] = result[first[id(box)]]
+        else:
+            first[id(box)] = k
+            cell.boxes.add(box, result[k])
+
 
 def _probe_if(cell, then_fn, else_fn, values):
     """While probing: both branches run once, no cond is built; each name takes the first
     defined value (its dtype and shape are all a probe needs)."""
     returned = []
     for fn in (then_fn, else_fn):
+        snapshot = cell.boxes.snapshot()
         try:
-            returned.append(fn(*values))
+            returned.append([latest(cell, r) for r in fn(*values)])
         except UndefinedRead as e:  # this branch reads a name not defined yet: what the other one makes
             returned.append(e)
+        finally:
+            cell.boxes.restore(snapshot)
     if all(isinstance(r, UndefinedRead) for r in returned):
         raise returned[0]
     then_out, else_out = [r if not isinstance(r, UndefinedRead) else returned[1 - k] for k, r in

@@ -4,6 +4,7 @@ import cfnb
 
 from ..errors import CellError
 from .accumulators import Accumulator
+from .objects import changed, latest
 from .printing import FString
 from .tensors import constant, value
 
@@ -13,12 +14,13 @@ def append(cell, target, item, line):
     item of the list's TensorArray inside one (only the list's items are traced while probing a body)."""
     if isinstance(item, FString):
         item = item.python(line)
+    original, target = target, latest(cell, target)
     if isinstance(target, Accumulator):
         if cell.probing:
-            return target.probe_list() + [item]
-        return target.append(value(cell, item))
+            return changed(cell, original, target.probe_list() + [item], None)
+        return changed(cell, original, target.append(value(cell, item)), None)
     if isinstance(target, list):
-        return target + [item]
+        return changed(cell, original, target + [item], None)
     raise CellError(line, f".append on a {type(target).__name__}: only a Python list can be appended to")
 
 

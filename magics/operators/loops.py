@@ -17,6 +17,7 @@ from .accumulators import Accumulator, flows_in
 from .effects import effect_done, tie
 from .lists import accumulator_for
 from .logical import is_python_number, is_weak, truth
+from .objects import check_same_sharing, latest, shared_groups
 from .probing import probe, traced
 from .tensors import value
 from .variables import Maybe, Undefined, UndefinedRead, describe
@@ -25,9 +26,12 @@ from .variables import Maybe, Undefined, UndefinedRead, describe
 def while_stmt(cell, cond_fn, body_fn, values, names, label, written_first, line):
     """`while cond_fn(*values): values = body_fn(*values)` as a while_loop; returns the names' values after it."""
     if cell.probing:
-        return traced(body_fn, list(values))
+        return traced(body_fn, [latest(cell, v) for v in values])
     old = [_entering(v, line) for v in values]
+    shared = shared_groups(cell, old, names)  # names that share an array, a list or a dict (objects.py)
+    old = [latest(cell, v) for v in old]
     loop, initial, runs = _plan(cell, cond_fn, body_fn, old, names, written_first, line)
+    loop.shared, loop.runs = shared, runs
     options = cell.options
     cell.depth += 1
     try:
@@ -54,7 +58,7 @@ def while_stmt(cell, cond_fn, body_fn, values, names, label, written_first, line
         effect_done(cell, first_out)
     if runs is False:  # its first test is false in Python: every name keeps its value, as in plain Python
         return tuple(values)
-    outs = loop.outputs(result)
+    outs = loop.share_after(list(loop.outputs(result)))
     if cell.depth == 0 and options.maximum_iterations is not None:  # stopped with its condition still true
         cell.cut.append((loop.cond(cond_fn)(*result), line, label))
     return outs
@@ -92,6 +96,9 @@ class _Loop:
         self.keys = sorted(tracked)
         self.n = len(names)
         self.effects = False  # does the body print?
+        self.shared = []      # objects shared by names at the loop's start: [(box, positions)]
+        self.runs = None      # does the loop surely run once?
+        self.ends = {}        # position -> the box its value belongs to at the end of the body
 
     def marked(self, vs):
         """Python numbers stay weak (their placeholders and outputs say so)."""
@@ -111,14 +118,58 @@ class _Loop:
     def cond(self, cond_fn):
         return lambda *vs: truth(value(self.cell, cond_fn(*self.unflat(self.marked(vs)))))
 
+    def enter(self, ins):
+        """Names that share an object at the loop's start share its placeholder: its latest version in the body."""
+        for box, positions in self.shared:
+            for k in positions[1:]:
+                ins[k] = ins[positions[0]]
+            self.cell.boxes.add(box, ins[positions[0]])
+        return ins
+
+    def leave(self, returned):
+        """The names' values at the end of an iteration: the latest version of each object (checked: names that
+        shared an object at the start still do; an object changed in the body is still named by one of them)."""
+        cell, line = self.cell, self.line
+        check_same_sharing(self.shared, returned, cell, self.names, line)
+        self.ends = {k: cell.boxes.of(r) for k, r in enumerate(returned) if cell.boxes.of(r) is not None}
+        for box, positions in self.shared:
+            if box.latest is not self.entered[id(box)] and all(self.ends.get(k) is not box for k in positions):
+                raise CellError(line, f"'{self.names[positions[0]]}' is changed in place and then given another "
+                                      f"array in the loop body: a graph loop cannot carry the changed array with "
+                                      f"no name for it. Change it through the name that keeps it, or copy it first")
+        return [latest(cell, r) for r in returned]
+
+    def share_after(self, outs):
+        """After the loop, names that share an object in every iteration share one value of it (its latest)."""
+        cell = self.cell
+        for box, positions in self.shared:
+            kept = [k for k in positions if self.ends.get(k) is box]
+            for k in kept:
+                outs[k] = outs[kept[0]]
+            if kept:
+                cell.boxes.add(box, _defined_part(outs[kept[0]], self.line))
+        inner = {}
+        for k, box in self.ends.items():
+            if all(box is not b for b, _p in self.shared):
+                inner.setdefault(id(box), []).append(k)
+        for positions in inner.values():  # an array the body makes, named twice (x = x_new) in a loop that runs
+            if self.runs and len(positions) > 1 and not any(isinstance(outs[k], Maybe) for k in positions):
+                for k in positions[1:]:
+                    outs[k] = outs[positions[0]]
+        return tuple(outs)
+
     def body(self, body_fn):
         def body(*vs):
             cell, line = self.cell, self.line
             self.marked(vs)
             cell.effects.append([])
+            snapshot = cell.boxes.snapshot()
             try:
-                returned = body_fn(*self.unflat(vs))
+                ins = self.enter(self.unflat(vs))
+                self.entered = {id(box): box.latest for box, _p in self.shared}
+                returned = self.leave(body_fn(*ins))
             finally:
+                cell.boxes.restore(snapshot)
                 scope = cell.effects.pop()
             out = [value(cell, _defined_part(v, line)) for v in returned]
             for k, (before, after) in enumerate(zip(vs[:self.n], out)):

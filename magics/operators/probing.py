@@ -14,12 +14,14 @@ def probe(cell, fn, values, weak=None):
     """Call a branch/body function in a scratch graph, to see what it assigns."""
     cell.depth += 1
     cell.probing += 1
+    snapshot = cell.boxes.snapshot()  # what the probe changes of the cell's objects is forgotten
     try:
         # A function graph, so names from outside the loop (captured) can be read while probing.
         with FuncGraph("probe", cfnb.get_default_graph()).as_default():
             probes = [placeholder_like(v, w) for v, w in zip(values, weak or [is_weak(v) for v in values])]
             return traced(fn, probes)
     finally:
+        cell.boxes.restore(snapshot)
         cell.depth -= 1
         cell.probing -= 1
 

@@ -99,7 +99,12 @@ def _numpy_call(cell, line, fn, args, kwargs):
     out = fn(*args, **kwargs)
     for g, n in counts.items():
         cell.numpy_ops.update(g._ops[n:])
+    if fn in _PYTHON_RESULTS and isinstance(out, cfnb.Tensor):
+        cell.python_ops.add(out.op)  # np.allclose and np.array_equal answer with a Python bool
     return out
+
+
+_PYTHON_RESULTS = (np.allclose, np.array_equal)
 
 def _array_method(cell, line, fn, args, kwargs):
     """`X.dot(t)`, `X.reshape(n, 1)` on a notebook ndarray with a tensor argument: ndarray's C

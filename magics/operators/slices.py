@@ -13,6 +13,7 @@ from cfnb.ops import numpy_functions
 
 from ..errors import CellError
 from .accumulators import Accumulator
+from .objects import changed, latest
 from .tensors import constant, tensors_in
 
 
@@ -42,13 +43,16 @@ def index_parts(index):
 
 
 def setitem(cell, target, key, value, line):
+    """`target[key] = value`: the new version of target's object (objects.py), or the object changed in place
+    when nothing is a graph value."""
+    original, target = target, latest(cell, target)
     symbolic = bool(tensors_in(index_parts(key) + [value])) or isinstance(target, cfnb.Tensor)
     if isinstance(target, Accumulator) or isinstance(target, list) and (cell.depth or symbolic):
         raise CellError(line, "a list changed by item assignment in a loop: in a graph loop a list can only "
                               "grow with .append; use an array (`a = np.zeros(n)`, then `a[i] = v`)")
     if not symbolic:
         target[key] = value  # plain Python: in place (a Python error here is the cell's own)
-        return target
+        return original
     if not isinstance(target, (cfnb.Tensor, np.ndarray)):
         raise CellError(line, f"item assignment to a {type(target).__name__} with a loop value: only an array "
                               f"can change its items in a loop")
@@ -62,7 +66,7 @@ def setitem(cell, target, key, value, line):
     except ValueError as e:
         raise CellError(line, str(e), kind="ValueError") from None
     cell.numpy_ops.add(out.op)  # an array's items: plain Python has a numpy array here
-    return out
+    return changed(cell, original, out, None)
 
 
 def _basic(key):

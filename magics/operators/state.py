@@ -1,4 +1,5 @@
 """The one object the converted cell's operators share: what the cell has built so far, and where."""
+from .objects import Boxes
 
 
 class CellState:
@@ -10,6 +11,7 @@ class CellState:
       depth       how many loop bodies and branches are being traced (0: the cell's top level)
       probing     > 0 while a body or a branch is traced in a scratch graph only to learn what its names become
       marks       graph -> (ops seen, current line): which line built each op (operators/lines.py)
+      boxes       the mutable objects the cell changes, and their latest versions (operators/objects.py)
 
     What the result needs (magics/cell.py):
       op_line     op -> the cell line that built it (errors at run time name it)
@@ -26,6 +28,7 @@ class CellState:
       grad_names  the names --grad differentiates with respect to (kept as tensors)
       flags, fallback   name -> whether its value is defined at the end (a bool tensor), and its value where not
       deleted     names the cell deletes (`del x`) that the notebook holds
+      origins     name -> the box of the Python object it holds at the end (that object goes back, changed)
     """
 
     def __init__(self, options, graph, notebook_names=()):
@@ -34,6 +37,7 @@ class CellState:
         self.depth = 0
         self.probing = 0
         self.marks = {}
+        self.boxes = Boxes()
         self.op_line = {}
         self.loops = {}
         self.numpy_ops = set()
@@ -48,3 +52,4 @@ class CellState:
         self.flags = {}
         self.fallback = {}
         self.deleted = []
+        self.origins = {}

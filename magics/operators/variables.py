@@ -23,6 +23,7 @@ from cfnb.framework import dtype_rules
 from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from ..errors import CellError
+from .objects import latest
 from .printing import FString
 from .tensors import constant, value
 
@@ -64,9 +65,9 @@ def ld(cell, value, name, line):
             raise UndefinedRead(f"'{name}' is used before it is given a value")
         raise NameError(f"name '{name}' is not defined")
     if not isinstance(value, Maybe):
-        return value
+        return latest(cell, value)
     if value.readable or cell.probing:
-        return value.value
+        return latest(cell, value.value)
     if not isinstance(value.fallback, Undefined):
         raise CellError(line, f"'{name}' holds {describe(value.fallback)} before the loop at line {value.line} and "
                               f"{describe(value.value)} after it when the loop runs: a graph value has one type and "
@@ -93,14 +94,22 @@ def assign(cell, name, v, line):
 
 
 def from_namespace(cell, ns, name, assigned):
-    """A notebook value the cell reads (and, if `assigned`, may rebind)."""
-    v = ns[name]
-    if isinstance(v, (np.ndarray, np.generic)) or (name in cell.grad_names and isinstance(v, (int, float))):
-        v = constant(cell, v)
-    if isinstance(v, list):
-        v = list(v)  # the cell's appends make a new list, as rebinding does
+    """A notebook value the cell reads (and, if `assigned`, may rebind). An array becomes a constant, a list or
+    a dict a copy, each a version of the notebook's own object (objects.py): the notebook's object changes
+    only after the cell has run, in place, as plain Python changes it."""
+    original = ns[name]
+    box = cell.boxes.of(original)
+    if box is not None:  # another notebook name for the same object
+        v = box.latest
+    elif isinstance(original, np.ndarray) and original.ndim > 0 or isinstance(original, (list, dict)):
+        v = constant(cell, original) if isinstance(original, np.ndarray) else type(original)(original)
+        cell.boxes.new(original, v, name)
+    elif isinstance(original, np.generic) or (name in cell.grad_names and isinstance(original, (int, float))):
+        v = constant(cell, original)
+    else:
+        v = original
     if isinstance(v, cfnb.Tensor):
-        cell.notebook[name] = v
+        cell.notebook.setdefault(name, v)
     return v
 
 
