@@ -20,7 +20,8 @@ Interface (what the `%%whileloop` magic and a notebook can rely on):
   keepdims=False)`, `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`,
   `.flatten()`, `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.copy()`, `.ndim`, `.size` (an int
   when static, else a Size tensor), `len(t)` of a static leading dimension (numpy rules only;
-  TensorFlow's error otherwise), `@` with numpy's 1-D rules (numpy rules only). Refused with
+  TensorFlow's error otherwise), iteration over the rows of a static leading dimension (`a, b = row`; numpy
+  rules only), `@` with numpy's 1-D rules (numpy rules only). Refused with
   UnsupportedNumpyError: `.item()`, `.tolist()`, `float(t)`, `int(t)`, `round(t)`, `t[i] = v`,
   and a tensor used as a Python integer (`[1, 2][t]`, `range(t)`, `X[t:]` on an ndarray).
 * `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`, which
@@ -175,6 +176,17 @@ def _len(self):
     raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Use cfnb.size or cfnb.shape.")
 
 
+_tf_iter = Tensor.__iter__
+
+
+def _iter(self):
+    """numpy's iteration under numpy's rules: the rows of an array whose first dimension is static (`a, b = row`,
+    `for row in M` in Python); TensorFlow's refusal otherwise."""
+    if self.graph.dtype_rules == NUMPY_RULES and self.shape.ndims and self.shape[0] is not None:
+        return iter([self[i] for i in range(self.shape[0])])
+    return _tf_iter(self)
+
+
 def _refuse_scalar(what):
     def method(self, *args):
         raise UnsupportedNumpyError(what, f"{what}() needs the value of {self.name}, which it has only when the "
@@ -204,6 +216,7 @@ def _install():
     Tensor.__array_function__ = _array_function
     Tensor.__array__ = _array
     Tensor.__len__ = _len
+    Tensor.__iter__ = _iter
     Tensor.__matmul__ = _numpy_matmul("__matmul__")
     Tensor.__rmatmul__ = _numpy_matmul("__rmatmul__")
     Tensor.__float__ = _refuse_scalar("float")

@@ -60,7 +60,7 @@ class BreakContinue(ast.NodeTransformer):
             node.body = self._guard(node.body, brk, cont, flags)
             if has_continue:
                 before.append(_flag(cont, False, node))
-                skip = 2 if node in self.ctx.labels else 0  # a `for`'s item and counter run on every iteration
+                skip = 2 if node in self.ctx.iterations else 0  # a `for`'s item and counter run on every iteration
                 node.body[skip:skip] = [_flag(cont, False, node)]
             if has_break:
                 before.append(_flag(brk, False, node))

@@ -14,14 +14,15 @@ class Context:
     notebook   the names the notebook holds when the cell runs
     assigned   the names the cell assigns (known once loops are desugared; each is handed back)
     read       the names the cell reads (before conversion)
-    labels     `while` node -> the `for` target it was desugared from (`i` in "the loop at line 2 (for i)")
+    iterations `while` node -> the hidden name of what the `for` it was desugared from walks (`__iter_1`: its
+               target names the loop in messages, "the loop at line 2 (for i)")
     """
 
     filename: str = "<whileloop>"
     notebook: frozenset = frozenset()
     assigned: list = field(default_factory=list)
     read: list = field(default_factory=list)
-    labels: dict = field(default_factory=dict)
+    iterations: dict = field(default_factory=dict)
     counter: int = 0
 
     def new_number(self):

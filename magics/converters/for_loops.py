@@ -11,7 +11,8 @@
 
 so TARGET is an ordinary name the body assigns: it holds the last item after the loop, and a loop that runs
 zero times leaves it as it was (operators/iteration.py: what `for_iter` walks and `for_item` reads).
-The loop's label (its target) is kept in the context, for messages ("the loop at line 2 (for i)").
+The context remembers which `while` walks which `__iter_N` (while_loops.py passes it on: a Python list's loop
+is unrolled, and the target names the loop in messages, "the loop at line 2 (for i)").
 """
 import ast
 
@@ -41,7 +42,7 @@ class ForLoops(ast.NodeTransformer):
         loop = stmts[-1]
         if not node.orelse:
             loop.orelse = []
-        self.ctx.labels[loop] = label
+        self.ctx.iterations[loop] = f"__iter_{n}"
         return stmts
 
 

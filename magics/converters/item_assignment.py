@@ -117,11 +117,8 @@ _VIEW_METHODS = {"reshape", "ravel", "transpose", "view", "squeeze", "swapaxes"}
 
 def _view_assigned(node, names):
     """(name, source, advice) when `node` makes a name whose items the cell sets a view of another array:
-    basic slicing, `.T`, a reshaping method, or the variable of a `for` over an array."""
-    if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id in names:
-        array = ast.unparse(node.iter)
-        return node.target.id, f"a row of {array}", f"Loop over an index and set the array's items: `for k in " \
-                                                    f"range(len({array})):` and `{array}[k, j] = v`"
+    basic slicing, `.T`, a reshaping method. (The row a `for` over an array gives is refused when it runs,
+    operators/slices.py: over a Python list the item is the list's own array, which may change.)"""
     if not isinstance(node, ast.Assign):
         return None
     targets = [t.id for t in node.targets if isinstance(t, ast.Name) and t.id in names]

@@ -34,8 +34,14 @@ def check(tree):
         message = _UNSUPPORTED.get(type(node))
         if message:
             raise CellError(node.lineno, message)
-        if isinstance(node, ast.For) and not isinstance(node.target, ast.Name):
+        if isinstance(node, ast.For) and not _names_only(node.target):
             target = ast.unparse(node.target).strip("()")
-            raise CellError(node.lineno, f"`for {target} in ...`: loop over one name and unpack in the body (`for "
-                                         f"row in pairs:` then `a, b = row[0], row[1]`; for enumerate(xs): `for i in "
-                                         f"range(len(xs)):` then `x = xs[i]`)")
+            raise CellError(node.lineno, f"`for {target} in ...`: a `for` assigns names (`for x in xs:`, `for i, x in "
+                                         f"enumerate(xs):`); set an item or an attribute in the body instead")
+
+
+def _names_only(target):
+    """A `for` target of names: `x`, `i, x`, `(i, (a, b))`."""
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, (ast.Tuple, ast.List)) and all(_names_only(e) for e in target.elts)

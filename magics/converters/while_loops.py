@@ -6,14 +6,15 @@ AutoGraph's control_flow converter emits `ag__.while_stmt`:
     def __body_N(i, s):
         BODY
         return (i, s)
-    (i, s) = __cf.while_stmt(__cond_N, __body_N, __cf.values(locals(), ('i', 's')), ('i', 's'), label,
+    (i, s) = __cf.while_stmt(__cond_N, __body_N, __cf.values(locals(), ('i', 's')), ('i', 's'), iteration,
                              written_first, line)
 
 The loop variables are the names the body assigns (every name of the student's counts as live after the
 loop, since a later cell may read it; a hidden name only where it is live: analysis.handed_on). Those the
 body surely writes before it reads them (`written_first`: a `for` target, a temporary) need no value before
-the loop. A number the loop only reads is made a constant before it, at the cell's top level (a loop
-invariant: a constant Enter), by `__cf.invariant`. operators/loops.py builds the while_loop.
+the loop. `iteration` is what a `for` walks (`__iter_N`, None for a `while`). A number the loop only reads is
+made a constant before it, at the cell's top level (a loop invariant: a constant Enter), by `__cf.invariant`.
+operators/loops.py builds the while_loop.
 """
 import ast
 
@@ -61,10 +62,11 @@ class WhileLoops(ast.NodeTransformer):
             def body(names):
                 statements
                 return values
-            targets = __cf.while_stmt(cond, body, __cf.values(locals(), labels), labels, label, written_first, line)
+            targets = __cf.while_stmt(cond, body, __cf.values(locals(), labels), labels, iteration, written_first, line)
             """, cond=f"__cond_{n}", body=f"__body_{n}", names=names, test=node.test, statements=node.body,
             values=_names_tuple(names), targets=_names_tuple(names), labels=tuple(names),
-            label=ast.Constant(self.ctx.labels.get(node)), written_first=written_first, line=node.lineno), node)
+            iteration=self.ctx.iterations.get(node, ast.Constant(None)), written_first=written_first,
+            line=node.lineno), node)
 
 
 def _names_tuple(names):

@@ -23,10 +23,14 @@ from .tensors import value
 from .variables import Maybe, Undefined, UndefinedRead, describe
 
 
-def while_stmt(cell, cond_fn, body_fn, values, names, label, written_first, line):
-    """`while cond_fn(*values): values = body_fn(*values)` as a while_loop; returns the names' values after it."""
+def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, line):
+    """`while cond_fn(*values): values = body_fn(*values)` as a while_loop; returns the names' values after it.
+    `iteration` is what a `for` walks (iteration.py), None for a `while`."""
+    if iteration is not None and iteration.unrolled:
+        return _unrolled(cell, cond_fn, body_fn, values, iteration, line)
     if cell.probing:
         return traced(body_fn, [latest(cell, v) for v in values])
+    label = iteration.label if iteration is not None else None
     old = [_entering(v, line) for v in values]
     shared = shared_groups(cell, old, names)  # names that share an array, a list or a dict (objects.py)
     old = [latest(cell, v) for v in old]
@@ -62,6 +66,29 @@ def while_stmt(cell, cond_fn, body_fn, values, names, label, written_first, line
     if cell.depth == 0 and options.maximum_iterations is not None:  # stopped with its condition still true
         cell.cut.append((loop.cond(cond_fn)(*result), line, label))
     return outs
+
+
+def _unrolled(cell, cond_fn, body_fn, values, iteration, line):
+    """A `for` over a Python iterable, as AutoGraph runs one: in Python while the graph is built, one copy of the
+    body per item. Each copy's ops carry `_cfnb_unrolled` ("for W (line 3): item 0 of 2"), for drawings."""
+    values = list(values)
+    for k in range(iteration.length + 1):
+        test = cond_fn(*values)
+        if isinstance(test, cfnb.Tensor):
+            raise CellError(line, f"a `for {iteration.label}` over a Python list runs once per item while the graph "
+                                  f"is built, so it cannot stop on a value the graph computes (a `break` under an `if` "
+                                  f"on a loop value): loop over an array or a range instead, or move the `break`'s "
+                                  f"test to a `while` loop")
+        if not test:
+            break
+        graph = cfnb.get_default_graph()
+        seen = len(graph._ops)
+        values = list(body_fn(*values))
+        if not cell.probing:
+            copy = f"for {iteration.label} (line {line}): item {k} of {iteration.length}"
+            for op in graph._ops[seen:]:
+                op._set_attr("_cfnb_unrolled", copy)
+    return tuple(values)
 
 
 def _plan(cell, cond_fn, body_fn, old, names, written_first, line):

@@ -20,7 +20,7 @@ from cfnb.framework import dtype_rules
 
 from ..errors import CellError
 from .accumulators import Accumulator
-from .iteration import _Range
+from .iteration import Counter, Parallel, TensorRange
 from .printing import FString
 from .tensors import constant, tensors_in
 
@@ -55,6 +55,8 @@ def call(cell, line, fn, *args, **kwargs):
     try:
         if fn is range:
             return _range(cell, line, args)
+        if fn in (builtins.enumerate, builtins.zip) and any(_walks_in_graph(a) for a in args):
+            return _parallel(fn, args, kwargs)
         if fn is len:
             return _len(cell, line, *args)
         if any(isinstance(a, Accumulator) for a in args) and (fn in _OVER_ITEMS or _is_numpy(fn)):
@@ -154,7 +156,21 @@ def _range(cell, line, args):
     for a in args:
         if isinstance(a, cfnb.Tensor) and not a.dtype.is_integer:
             raise CellError(line, f"range(...) needs integers, got a {a.dtype.name} value: use int(...)")
-    return _Range(args)
+    return TensorRange(args)
+
+def _walks_in_graph(value):
+    """Can a graph loop walk `value` (a range, an array, a tensor, a list of numbers)?"""
+    return isinstance(value, (range, TensorRange, np.ndarray, cfnb.Tensor, Parallel)) or \
+        isinstance(value, list) and value and all(isinstance(x, (int, float, bool)) for x in value)
+
+
+def _parallel(fn, args, kwargs):
+    """`enumerate(xs)` and `zip(a, b)` for a `for` (operators/iteration.py): walked by one graph counter."""
+    if fn is builtins.enumerate:
+        (iterable,) = args
+        return Parallel([Counter(kwargs.get("start", 0)), iterable], lambda: enumerate(iterable, **kwargs))
+    return Parallel(list(args), lambda: zip(*args, **kwargs))
+
 
 def _len(cell, line, *args):
     (x,) = args
@@ -231,8 +247,6 @@ _BUILTINS = {
     builtins.sum: _refuse("sum", "use np.sum(x), or add in the loop"),
     builtins.list: _refuse("list", "append the items in a loop"),
     builtins.sorted: _refuse("sorted", "use np.sort(x) before the loop"),
-    builtins.enumerate: _refuse("enumerate", "loop over an index: for i in range(len(xs)): x = xs[i]"),
-    builtins.zip: _refuse("zip", "loop over an index: for i in range(len(xs)): a, b = xs[i], ys[i]"),
     builtins.isinstance: _refuse("isinstance", "a graph value's type is fixed: check it before the cell"),
 }
 _OVER_ITEMS = (builtins.sum, builtins.max, builtins.min)

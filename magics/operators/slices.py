@@ -46,6 +46,13 @@ def setitem(cell, target, key, value, line):
     """`target[key] = value`: the new version of target's object (objects.py), or the object changed in place
     when nothing is a graph value."""
     original, target = target, latest(cell, target)
+    view = cell.views.get(id(original))
+    if view is not None and view[0] is original:
+        label, loop_line = view[1], view[2]
+        raise CellError(line, f"'{label}' is a row of the array the `for` at line {loop_line} walks, and the cell "
+                              f"sets its items: plain numpy would change that array too, which a graph value cannot. "
+                              f"Loop over an index and set the array's items (`for k in range(len(M)):` and "
+                              f"`M[k, j] = v`), or copy the row first (`{label} = {label}.copy()`)")
     symbolic = bool(tensors_in(index_parts(key) + [value])) or isinstance(target, cfnb.Tensor)
     if isinstance(target, Accumulator) or isinstance(target, list) and (cell.depth or symbolic):
         raise CellError(line, "a list changed by item assignment in a loop: in a graph loop a list can only "

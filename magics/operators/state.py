@@ -12,6 +12,7 @@ class CellState:
       probing     > 0 while a body or a branch is traced in a scratch graph only to learn what its names become
       marks       graph -> (ops seen, current line): which line built each op (operators/lines.py)
       boxes       the mutable objects the cell changes, and their latest versions (operators/objects.py)
+      views       id -> (row, label, line): the rows a `for` over an array gives (their items cannot be set)
 
     What the result needs (magics/cell.py):
       op_line     op -> the cell line that built it (errors at run time name it)
@@ -38,6 +39,7 @@ class CellState:
         self.probing = 0
         self.marks = {}
         self.boxes = Boxes()
+        self.views = {}
         self.op_line = {}
         self.loops = {}
         self.numpy_ops = set()
