@@ -80,10 +80,10 @@ EVERYTHING = _Everything()
 
 
 def as_plain(value, is_numpy):
-    """A fetched value as plain Python would hold it."""
-    if is_numpy or not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
+    """A fetched value as plain Python would hold it (numpy's 0-d results are scalars, as numpy's are)."""
+    if not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
         return value
-    return np.asarray(value).item()
+    return value[()] if is_numpy else np.asarray(value).item()
 
 
 def leaves(value):
@@ -106,7 +106,7 @@ def rebuild(value, fetched, numpy_set):
     if isinstance(value, Accumulator):
         prefix = [rebuild(v, fetched, numpy_set) for v in value.prefix]
         items, is_numpy = next(fetched), value.stacked() in numpy_set
-        return prefix + [as_plain(items[k], is_numpy) for k in range(len(items))]
+        return prefix + [as_plain(items[k], is_numpy) for k in range(len(prefix), len(items))]
     if isinstance(value, (list, tuple)):
         out = [rebuild(v, fetched, numpy_set) for v in value]
         return tuple(out) if isinstance(value, tuple) else out

@@ -1,46 +1,58 @@
 """A Python list grown with `.append` inside a loop: a TensorArray, a Python list again afterwards.
 
 A loop cannot carry a Python list (its length changes every iteration), so, as AutoGraph advises,
-the items go into a `TensorArray` (in a functional loop: a TensorList) that the loop carries; the
-items the list held before the loop stay a Python prefix. After the cell runs, the name holds
-`prefix + [each stacked item]`: a Python list again (values.py gives the items the types plain
-Python would have).
+the items go into a `TensorArray` (in a functional loop: a TensorList) that the loop carries, the items the list
+held before the loop first: `fib[-1]`, `xs[i]` and `len(xs)` read it while the loop runs (TensorArray reads at
+run-time indices, and its size). After the cell runs, the name holds the items the list held before (as they
+were) and each appended item: a Python list again (values.py gives the items the types plain Python would have).
 """
 import cfnb
+from cfnb.framework import dtype_rules
 
 
 class Accumulator:
-    """`prefix` (the list before the loop) followed by the items of the TensorArray `ta`."""
+    """A list as a TensorArray `ta` of all its items: `prefix` (the items the list held before the loop, written
+    first, and kept as Python values for the notebook) and the items appended in the loop. `weak`: the items are
+    Python numbers (they promote as Python's do)."""
 
-    def __init__(self, prefix, ta):
+    def __init__(self, prefix, ta, weak=False):
         self.prefix = prefix
         self.ta = ta
+        self.weak = weak
 
     # what while_loop and cond need to carry it (as they carry a TensorArray)
     def _flow_for_control_flow(self):
         return self.ta._flow_for_control_flow()
 
     def _with_new_flow(self, flow):
-        return Accumulator(self.prefix, self.ta._with_new_flow(flow))
+        return Accumulator(self.prefix, self.ta._with_new_flow(flow), self.weak)
 
     def append(self, item):
-        return Accumulator(self.prefix, self.ta.write(self.ta.size(), item))
+        return Accumulator(self.prefix, self.ta.write(self.ta.size(), item), self.weak)
 
     def length(self):
-        return len(self.prefix) + self.ta.size()
+        """`len(xs)`: the TensorArray's size (a Python int in plain Python)."""
+        return dtype_rules.mark_weak(cfnb.cast(self.ta.size(), cfnb.int64))
+
+    def read(self, index):
+        """`xs[index]` (index a Python int or a graph value, negative from the end): the TensorArray's item,
+        after a check that raises Python's IndexError text where it is out of range."""
+        size = self.ta.size()
+        k = cfnb.cast(index, cfnb.int32) if isinstance(index, cfnb.Tensor) else cfnb.constant(int(index))
+        k = cfnb.where(k < 0, k + size, k)
+        check = cfnb.Assert(cfnb.logical_and(k >= 0, k < size), ["IndexError: list index out of range"],
+                            name="list_index")
+        with cfnb.control_dependencies([check]):
+            item = self.ta.read(k)
+        return dtype_rules.mark_weak(item) if self.weak else item
 
     def probe_list(self):
         """A plain list standing in for it while a loop body is traced once (probing)."""
         return list(self.prefix)
 
     def as_tensor(self):
-        """All the items as one array (the prefix, then the appended items): what np.sum(xs),
-        np.mean(xs), sum(xs) and max(xs) of the list compute on."""
-        stacked = self.stacked()
-        if not self.prefix:
-            return stacked
-        return cfnb.concat([cfnb.stack([cfnb.cast(p, stacked.dtype) if isinstance(p, cfnb.Tensor) else
-                                        cfnb.constant(p, dtype=stacked.dtype) for p in self.prefix]), stacked], 0)
+        """All the items as one array: what np.sum(xs), np.mean(xs), sum(xs) and max(xs) of the list compute on."""
+        return self.stacked()
 
     def stacked(self):
         """The items as one tensor (made once)."""
@@ -55,7 +67,7 @@ class Accumulator:
         raise TypeError("a list grown with .append in a loop can only grow with .append there (its items exist "
                         "only while the graph runs): read it after the cell, or keep the values in an array")
 
-    __add__ = __radd__ = __mul__ = __getitem__ = __iter__ = __contains__ = _refuse
+    __add__ = __radd__ = __mul__ = __iter__ = __contains__ = _refuse
 
 
 def flows_in(values):

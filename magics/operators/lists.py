@@ -4,6 +4,7 @@ import cfnb
 
 from ..errors import CellError
 from .accumulators import Accumulator
+from .logical import is_weak
 from .objects import changed, latest
 from .printing import FString
 from .tensors import constant, value
@@ -38,4 +39,11 @@ def accumulator_for(cell, before, probed, name, line):
     if not t.shape.is_fully_defined():
         raise CellError(line, f"'{name}'.append(...): the items have a shape known only at run time")
     ta = cfnb.TensorArray(t.dtype, size=0, dynamic_size=True, element_shape=t.shape)
-    return Accumulator(list(before), ta)
+    for k, old in enumerate(before):  # the items the list held before the loop come first
+        try:
+            ta = ta.write(k, cfnb.cast(value(cell, old), t.dtype))
+        except (TypeError, ValueError):
+            raise CellError(line, f"'{name}' holds items of another kind than those the loop appends to it: a list "
+                                  f"grown in a graph loop holds one kind of item (one dtype and shape)") from None
+    weak = is_weak(item) and all(is_weak(old) for old in before)
+    return Accumulator(list(before), ta, weak)

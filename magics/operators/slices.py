@@ -13,20 +13,30 @@ from cfnb.ops import numpy_functions
 
 from ..errors import CellError
 from .accumulators import Accumulator
+from .logical import is_weak
 from .objects import changed, latest
 from .tensors import constant, tensors_in
 
 
 def getitem(cell, value, index, line):
+    """`value[index]`: a list grown in a loop reads its TensorArray; a Python list or a notebook array indexed by
+    a graph value becomes a constant (or a stack of its items) first."""
     if isinstance(value, Accumulator):
-        raise CellError(line, "indexing a list grown in a loop: read it after the cell (or keep the values in "
-                              "an array)")
+        if isinstance(index, (slice, tuple)):
+            raise CellError(line, "slicing a list grown in a loop has no graph form: read its items one at a time "
+                                  "(xs[i], xs[-1]), or slice it after the loop")
+        return value.read(index)
     if isinstance(value, (list, tuple, np.ndarray)) and tensors_in(index_parts(index)):
-        if isinstance(value, (list, tuple)) and not all(isinstance(x, (int, float, bool)) for x in value):
-            raise CellError(line, "a list indexed by a graph value must hold numbers only")
-        python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
-        item = constant(cell, value)[index]
-        return dtype_rules.mark_weak(item) if python and not isinstance(index, slice) else item
+        if isinstance(value, np.ndarray) or all(isinstance(x, (int, float, bool)) for x in value):
+            python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
+            item = constant(cell, value)[index]
+            return dtype_rules.mark_weak(item) if python and not isinstance(index, slice) else item
+        try:
+            stacked = cfnb.stack([x if isinstance(x, cfnb.Tensor) else constant(cell, x) for x in value])
+        except (TypeError, ValueError):
+            raise CellError(line, "a list indexed by a graph value must hold numbers or arrays of one shape") from None
+        item = stacked[index]
+        return dtype_rules.mark_weak(item) if all(is_weak(x) for x in value) else item
     return value[index]
 
 
