@@ -80,7 +80,12 @@ EVERYTHING = _Everything()
 
 
 def as_plain(value, is_numpy):
-    """A fetched value as plain Python would hold it (numpy's 0-d results are scalars, as numpy's are)."""
+    """A fetched value as plain Python would hold it (numpy's 0-d results are scalars, as numpy's are; a string,
+    bytes in the graph as in TensorFlow, is Python's str)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "OSU":
+        value = value[()]
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode()
     if not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
         return value
     return value[()] if is_numpy else np.asarray(value).item()

@@ -40,7 +40,6 @@ REFUSALS = [
     ("ys = [1]\nfor i in range(3):\n    ys = ys + [i]", 3, "can only grow with .append there"),
     ("import math\ng = 0.0\nfor x in xs:\n    g = g + math.gamma(x)", 4, "math.gamma has no graph form"),
     ("s = 0.0\nfor x in xs:\n    s = s + sum(x)", 3, "sum() of a graph value has no graph form: use np.sum(x)"),
-    ("for x in xs:\n    print(f'{x:.3f}')", 2, "the format '{...:.3f}' of a graph value"),
     ("b = False\nfor x in xs:\n    b = bool(x)", 3, "bool() of a graph value"),
     ("s = 0.0\nfor i in range(3):\n    s += np.random.rand()", 3, "np.random.rand(...) in a loop would be drawn once"),
     ("import random\ns = 0.0\nfor i in range(3):\n    s += random.random()", 4, "random(...) in a loop would be drawn"),

@@ -6,15 +6,12 @@ from ..errors import CellError
 from .accumulators import Accumulator
 from .logical import is_weak
 from .objects import changed, latest
-from .printing import FString
 from .tensors import constant, value
 
 
 def append(cell, target, item, line):
     """`xs = __cf.append(xs, item, line)` (converters/list_append.py): a new Python list outside a loop, the next
     item of the list's TensorArray inside one (only the list's items are traced while probing a body)."""
-    if isinstance(item, FString):
-        item = item.python(line)
     original, target = target, latest(cell, target)
     if isinstance(target, Accumulator):
         if cell.probing:

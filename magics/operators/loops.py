@@ -14,6 +14,7 @@ from cfnb.framework.func_graph import FuncGraph
 
 from ..errors import CellError
 from .accumulators import Accumulator, flows_in
+from .dict_items import DictItems
 from .effects import effect_done, tie
 from .lists import accumulator_for
 from .logical import is_python_number, is_weak, truth
@@ -34,6 +35,9 @@ def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, 
     old = [_entering(v, line) for v in values]
     shared = shared_groups(cell, old, names)  # names that share an array, a list or a dict (objects.py)
     old = [latest(cell, v) for v in old]
+    items = DictItems(old, names, written_first, line)  # a dict's items are loop variables of their own
+    old, names, written_first = items.values, items.flat_names, items.written_first
+    cond_fn, body_fn = items.cond(cond_fn), items.body(body_fn)
     loop, initial, runs = _plan(cell, cond_fn, body_fn, old, names, written_first, line)
     loop.shared, loop.runs = shared, runs
     options = cell.options
@@ -65,7 +69,7 @@ def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, 
     outs = loop.share_after(list(loop.outputs(result)))
     if cell.depth == 0 and options.maximum_iterations is not None:  # stopped with its condition still true
         cell.cut.append((loop.cond(cond_fn)(*result), line, label))
-    return outs
+    return items.after(cell, outs)
 
 
 def _unrolled(cell, cond_fn, body_fn, values, iteration, line):
@@ -368,7 +372,7 @@ def _lossless(src, dst, python_number):
 
 
 def _carriable(v):
-    return isinstance(v, (cfnb.Tensor, Undefined, Accumulator, list, tuple, bool, int, float, np.ndarray,
+    return isinstance(v, (cfnb.Tensor, Undefined, Accumulator, list, tuple, bool, int, float, str, np.ndarray,
                           np.generic)) or hasattr(v, "_flow_for_control_flow")
 
 

@@ -21,7 +21,7 @@ from cfnb.framework import dtype_rules
 from ..errors import CellError
 from .accumulators import Accumulator
 from .iteration import Counter, Parallel, TensorRange
-from .printing import FString
+from .printing import to_string
 from .tensors import constant, tensors_in
 
 
@@ -51,7 +51,6 @@ _MATH["log"] = _math_log
 def call(cell, line, fn, *args, **kwargs):
     """`f(args)` in the cell (converters/calls.py): Python's own call on Python values, a graph op on graph
     values (a builtin, a `math` function, a numpy function or method), refused with the line where it has none."""
-    args = tuple(a.python(line) if isinstance(a, FString) else a for a in args)
     try:
         if fn is range:
             return _range(cell, line, args)
@@ -243,7 +242,7 @@ _BUILTINS = {
     builtins.int: _int,
     builtins.round: _round,
     builtins.bool: _refuse("bool", "compare it instead (x != 0)"),
-    builtins.str: _refuse("str", "print it, or use an f-string inside print(...)"),
+    builtins.str: lambda cell, line, x: to_string(cell, [x]),
     builtins.sum: _refuse("sum", "use np.sum(x), or add in the loop"),
     builtins.list: _refuse("list", "append the items in a loop"),
     builtins.sorted: _refuse("sorted", "use np.sort(x) before the loop"),

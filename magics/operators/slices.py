@@ -70,9 +70,16 @@ def setitem(cell, target, key, value, line):
     if not symbolic:
         target[key] = value  # plain Python: in place (a Python error here is the cell's own)
         return original
+    if isinstance(target, dict):  # a new version of the dict (loops carry its items: dict_items.py)
+        if tensors_in(index_parts(key)):
+            raise CellError(line, "a dict key that is a graph value has no graph form: keys are fixed while the "
+                                  "graph is built (use an array indexed by the value instead)")
+        new = dict(target)
+        new[key] = value
+        return changed(cell, original, new, None)
     if not isinstance(target, (cfnb.Tensor, np.ndarray)):
         raise CellError(line, f"item assignment to a {type(target).__name__} with a loop value: only an array "
-                              f"can change its items in a loop")
+                              f"or a dict can change its items in a loop")
     if not _basic(key):
         raise CellError(line, "fancy indices (a list, an array or a mask) in `a[...] = v` have no graph form: "
                               "write `a = np.where(mask, v, a)` (a mask of the items to set)")

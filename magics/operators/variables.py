@@ -24,7 +24,6 @@ from cfnb.ops.numpy_rules import PYTHON_INT_ATTR
 
 from ..errors import CellError
 from .objects import latest
-from .printing import FString
 from .tensors import constant, value
 
 
@@ -82,8 +81,6 @@ def ld(cell, value, name, line):
 
 def assign(cell, name, v, line):
     """`name = v`: the value itself (Python stays Python), recorded for --grad."""
-    if isinstance(v, FString):
-        v = v.python(line)
     if name.startswith("__k_") and isinstance(v, cfnb.Tensor):
         v.op._attrs.pop(PYTHON_INT_ATTR, None)  # a `for` loop's own counter stays below its length
     if name in cell.grad_names and cell.depth == 0 and not isinstance(v, cfnb.Tensor):
