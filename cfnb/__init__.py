@@ -67,6 +67,7 @@ from .ops import (
     numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
 )
 from .ops.arg_reductions import argmax, argmin
+from .ops.script_ops import py_func
 from .ops.array_ops import (
     cast,
     constant,

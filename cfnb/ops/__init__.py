@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     map_fn,
     math_ops,
     numpy_rules,
+    script_ops,
     sendrecv_ops,
     slicing_ops,
     tensor_array_ops,

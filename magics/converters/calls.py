@@ -2,6 +2,9 @@
 
     f(a, b)         ->  __cf.call(line, f, a, b)      (operators/py_builtins.py: what a builtin, a `math`
                                                        function or a numpy function means on graph values)
+    f(a, b)         ->  __cf.call_stmt(line, f, a, b) (a call on a line of its own: one that changes things
+                                                       outside the graph runs on every iteration,
+                                                       operators/python_calls.py)
     print(a, b)     ->  __cf.print_(line, a, b)       (operators/printing.py: a print op)
 """
 import ast
@@ -16,7 +19,14 @@ def is_cf_call(node):
 
 
 class Calls(ast.NodeTransformer):
-    def visit_Call(self, node):  # noqa: N802 - ast's names
+    def visit_Expr(self, node):  # noqa: N802 - ast's names
+        statement = isinstance(node.value, ast.Call) and not is_cf_call(node.value)
+        node = self.generic_visit(node)
+        if statement and isinstance(node.value, ast.Call) and node.value.func.attr == "call":
+            node.value.func.attr = "call_stmt"
+        return node
+
+    def visit_Call(self, node):  # noqa: N802
         node = self.generic_visit(node)
         if is_cf_call(node):
             return node

@@ -12,7 +12,7 @@ Each operator is a function `op(cell, ...)` of one module, `cell` being the one 
   if_stmt, if_exp                 conditionals.py  converters/if_statements.py, conditions.py
   and_, or_, not_, eq, ne         logical.py       converters/conditions.py
   for_iter, for_item              iteration.py     converters/for_loops.py
-  call                            py_builtins.py   converters/calls.py
+  call, call_stmt                 py_builtins.py   converters/calls.py (call_stmt: a call on a line of its own)
   print_, fstring                 printing.py      converters/calls.py, fstrings.py
   getitem, setitem, slice_        slices.py        converters/subscripts.py, item_assignment.py
   inplace                         augmented.py     converters/assignments.py (x += v)
@@ -33,7 +33,7 @@ OPERATORS = {
     "if_exp": conditionals.if_exp, "and_": logical.and_, "or_": logical.or_, "not_": logical.not_, "eq": logical.eq,
     "ne": logical.ne,
     "for_iter": iteration.for_iter, "for_item": iteration.for_item,
-    "call": py_builtins.call,
+    "call": py_builtins.call, "call_stmt": py_builtins.call_stmt,
     "print_": printing.print_, "fstring": printing.fstring,
     "getitem": slices.getitem, "setitem": slices.setitem, "slice_": slices.slice_,
     "append": lists.append,

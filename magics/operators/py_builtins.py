@@ -19,6 +19,7 @@ import cfnb
 from cfnb.framework import dtype_rules
 
 from ..errors import CellError
+from . import python_calls
 from .accumulators import Accumulator
 from .iteration import Counter, Parallel, TensorRange
 from .printing import to_string
@@ -48,7 +49,13 @@ def _math_log(x, base=None):
 _MATH["log"] = _math_log
 
 
-def call(cell, line, fn, *args, **kwargs):
+def call_stmt(cell, line, fn, *args, **kwargs):
+    """A call on a line of its own (its result unused): one that changes things outside the graph runs on every
+    iteration (python_calls.py)."""
+    return call(cell, line, fn, *args, __statement=True, **kwargs)
+
+
+def call(cell, line, fn, *args, __statement=False, **kwargs):
     """`f(args)` in the cell (converters/calls.py): Python's own call on Python values, a graph op on graph
     values (a builtin, a `math` function, a numpy function or method), refused with the line where it has none."""
     try:
@@ -71,6 +78,19 @@ def call(cell, line, fn, *args, **kwargs):
             raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
                                   f"not on every iteration: draw all the numbers before the loop "
                                   f"(e.g. r = np.random.rand(n)) and read r[i] in it")
+        if cell.depth or _has_tensor(args, kwargs):
+            reason = python_calls.effect_of_call(fn, __statement)
+            if reason and __statement:
+                return python_calls.run_every_time(cell, line, fn, args, kwargs)
+            if reason:
+                name = getattr(fn, "__name__", "this function")
+                raise CellError(line, f"{name}(...) {reason}, so in a graph it would run once, while the graph is "
+                                      f"built, not {'on every iteration' if cell.depth else 'when it runs'}. Call it "
+                                      f"on a line of its own (`{name}(...)`: it then runs on every iteration, with "
+                                      f"the values), and compute the value you need in the cell")
+            if python_calls.is_notebook_function(fn):
+                with python_calls.arrays_of_graph_values(lambda items, *a, **k: _array_of(cell, line, items, *a, **k)):
+                    return fn(*args, **kwargs)
         if not _has_tensor(args, kwargs) and not any(isinstance(a, Accumulator) for a in args):
             out = fn(*args, **kwargs)
             if isinstance(out, np.generic) and _is_numpy(fn) and out.dtype.kind in "biuf":
