@@ -21,6 +21,7 @@ import warnings
 from IPython.core.error import UsageError
 
 import cfnb
+from cfnb.passes.pruning import needed_ops
 from cfnb.passes.to_v1 import rebuild_v1
 
 from . import values as values_lib
@@ -157,6 +158,11 @@ class _Plan:
         with graph.as_default():  # (a list grown in a loop makes its stack op here)
             self.leaves = {name: values_lib.leaves(v) for name, v in values.items()}
             self.object_leaves = [values_lib.leaves(box.latest) for box in self.objects]
+        _prune(graph, [t for ts in list(self.leaves.values()) + self.object_leaves for t in ts] +
+               list(cell.flags.values()) + [t for v in cell.fallback.values() for t in values_lib.leaves(v)] +
+               [t for t, _line, _label in cell.cut] + [cell.first.get(s, cell.notebook.get(s)) for _t, ss in
+                                                          options.grads for s in ss],
+               cell.top_effects)
         # Under TensorFlow's rules the values stay numpy (float32, int32), as a session returns them.
         self.numpy = values_lib.numpy_tensors(graph, cell.numpy_ops, cell.python_ops) \
             if options.dtypes == "numpy" else values_lib.EVERYTHING
@@ -210,6 +216,22 @@ class _Plan:
         return self.cell.loops.get(self.frames.get(frame))
 
 
+def _prune(graph, fetches, effects):
+    """Only this cell's graph: every op has a path to something the run fetches or to a side effect. (Tracing a
+    body twice, converting a value that a later line did not need, leaves ops nothing reads.)"""
+    keep = needed_ops([t for t in fetches if isinstance(t, cfnb.Tensor)], effects, set())
+    for op in [op for op in graph.get_operations() if op not in keep]:
+        for t in op.inputs:
+            if op in t._consumers:
+                t._consumers.remove(op)
+        for c in op.control_inputs:
+            if op in c._control_outputs:
+                c._control_outputs.remove(op)
+        graph._ops.remove(op)
+        graph._ops_by_name.pop(op.name, None)
+    graph._version += 1
+
+
 def _lowered_names(graph):
     """For a functional graph that the session lowers: the lowered name of every op of the graph
     and its functions, and the frame name of every While (lower_functional_ops' naming)."""
@@ -253,10 +275,11 @@ def run_cell(source, namespace, options, filename="<whileloop>", notebook=False)
         updates[name] = values_lib.rebuild(value, iter(fetched["leaves"][name]), plan.numpy)
     _write_back(plan, fetched, updates)
     for cut, (_t, line, label) in zip(fetched["cut"], cell.cut):
-        if cut:
+        if cut:  # a warning about the cell, at the cell's line (never a line of magics/)
             what = f"`for {label}`" if label else "`while`"
-            warnings.warn(f"%%whileloop: the loop at line {line} ({what}) was stopped by --maximum-iterations "
-                          f"{options.maximum_iterations} before its condition became false", stacklevel=2)
+            warnings.warn_explicit(f"%%whileloop: the loop at line {line} ({what}) was stopped by "
+                                   f"--maximum-iterations {options.maximum_iterations} before its condition became "
+                                   f"false", UserWarning, filename, line)
     grads = {k: values_lib.as_plain(v, options.dtypes != "numpy") for k, v in fetched["grads"].items()}
     lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
     result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
@@ -281,8 +304,8 @@ def _describe(running, plan):
     parts = []
     for frame, iteration in running:
         loop = plan.loop_of(frame)
-        where = f"loop at line {loop[0]}" + (f" (for {loop[1]})" if loop and loop[1] else "") if loop else frame
-        parts.append(f"{where}: iteration {iteration + 1:,}")
+        where = f"loop at line {loop.line}" + (f" (for {loop.label})" if loop.label else "") if loop else frame
+        parts.append(f"{where}: {loop.iteration(iteration) if loop else f'iteration {iteration:,}'}")
     return "%%whileloop running: " + " · ".join(parts)
 
 
@@ -321,8 +344,7 @@ def _run_time_error(error, plan):
     if where:
         loop = plan.loop_of(where.group(1))
         if loop is not None:
-            label = f" (`for {loop[1]}`)" if loop[1] else ""
-            message += f" (in iteration {int(where.group(2)) + 1} of the loop at line {loop[0]}{label})"
+            message += f" (in {loop.iteration(int(where.group(2)))} of {loop.name()})"
     kind = type(error).__name__
     python_error = re.match(r"(\w+Error): (.*)", message, re.S)
     if python_error:  # a kernel's Python error (IndexError, ZeroDivisionError): the student's name for it

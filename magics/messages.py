@@ -50,6 +50,7 @@ def _operand_types(m):
 
 
 _REWRITES = [
+    (r"slice index (-?\d+) of dimension (\d+) out of bounds\.", r"index \1 is out of bounds for axis \2"),
     (r"'(\w+)' enters the loop with type (\w+) but has type (\w+) after 1 iteration\..*", _loop_dtype),
     (r"'(\w+)' enters the loop with shape (\(.*?\)|\S+), but has shape (\(.*?\)|<unknown>|\S+) after one "
      r"iteration\..*", _loop_shape),

@@ -162,7 +162,7 @@ def test_while_loops_loop_variables_temporaries_and_invariants():
         s = 0
         i = 0
         try:
-            n = __cf.invariant(n)
+            n = __cf.invariant(n, 'n')
         except NameError:
             pass
 
@@ -193,7 +193,7 @@ def test_if_statements():
             y = 2
             z = 3
             return (y, z)
-        y, z = __cf.if_stmt(x > 0, __then_1, __else_1, __cf.values(locals(), ('y', 'z')), 1)""")
+        y, z = __cf.if_stmt(x > 0, __then_1, __else_1, __cf.values(locals(), ('y', 'z')), ('y', 'z'), 1)""")
 
 
 def test_hidden_names_live_only_where_they_are_read():

@@ -52,8 +52,10 @@ def test_live_line_on_a_terminal(clean, monkeypatch):
         clean.run_cell_magic("whileloop", "--no-display", "s = 0\nfor i in range(300000):\n    s += i")
     text = err.getvalue()
     assert "%%whileloop running: loop at line 2 (for i): iteration " in text and text.endswith("\n")
-    counts = [int(part.split("iteration ")[1].replace(",", "")) for part in text.strip().split("\r") if part]
-    assert counts == sorted(counts) and 0 < counts[-1] <= 300000
+    counts = [int(part.split("iteration ")[1].split(" ")[0].replace(",", "")) for part in text.strip().split("\r")
+              if part]
+    assert counts == sorted(counts) and 0 < counts[-1] < 300000
+    assert f"iteration {counts[-1]:,} (i = {counts[-1]})" in text  # counted from 0, as traces count, with i
 
 
 def test_live_line_in_a_notebook_is_a_display_updated_in_place(clean, monkeypatch):

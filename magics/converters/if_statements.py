@@ -7,7 +7,7 @@
     def __else_N(x):
         B
         return (x,)
-    (x,) = __cf.if_stmt(test, __then_N, __else_N, __cf.values(locals(), ('x',)), line)
+    (x,) = __cf.if_stmt(test, __then_N, __else_N, __cf.values(locals(), ('x',)), ('x',), line)
 
 operators/conditionals.py builds a cond when `test` is a graph value, and calls one branch when it is Python's.
 """
@@ -35,7 +35,7 @@ class IfStatements(ast.NodeTransformer):
                 orelse_body
                 return values
             """ + ("targets = " if names else "") + \
-            "__cf.if_stmt(test, then, orelse, __cf.values(locals(), labels), line)"
+            "__cf.if_stmt(test, then, orelse, __cf.values(locals(), labels), labels, line)"
         return located(replace(template, then=f"__then_{n}", orelse=f"__else_{n}", names=names, body=node.body,
                                orelse_body=node.orelse or [ast.Pass()], values=_names_tuple(names),
                                targets=_names_tuple(names), test=node.test, labels=tuple(names), line=node.lineno),

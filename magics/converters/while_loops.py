@@ -54,7 +54,8 @@ class WhileLoops(ast.NodeTransformer):
                                          "`break` out of it")
         n = self.ctx.new_number()
         captures = [stmt for name in invariants for stmt in replace(
-            "try:\n    name = __cf.invariant(name)\nexcept NameError:\n    pass", name=name)]
+            "try:\n    name = __cf.invariant(name, label)\nexcept NameError:\n    pass", name=name,
+            label=ast.Constant(name))]
         return located(captures + replace(
             """
             def cond(names):

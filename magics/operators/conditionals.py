@@ -13,13 +13,16 @@ from .accumulators import Accumulator, flows_in, rebuild_flows
 from .effects import done, effect_done, tie
 from .logical import is_tensor, is_weak, truth
 from .loops import _defined_part, _entering, _short
+from .names import display_name, flat_names, name_outputs, new_op
 from .objects import latest, shared_groups
 from .probing import probe
 from .tensors import value
 from .variables import Maybe, Undefined, UndefinedRead
 
 
-def if_stmt(cell, test, then_fn, else_fn, values, line):
+def if_stmt(cell, test, then_fn, else_fn, values, names, line):
+    """`if test: then_fn(*values) else: else_fn(*values)`: a cond when `test` is a graph value; returns the
+    values of `names` after it."""
     if not is_tensor(test):
         return then_fn(*values) if test else else_fn(*values)
     values = [_entering(v, line) for v in values]
@@ -40,50 +43,24 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
     # A name that may be undefined in one branch (a `Maybe`) leaves the cond with its flag beside it.
     maybes = {k for k in keep if isinstance(then_out[k], Maybe) or isinstance(else_out[k], Maybe)}
     values = [value(cell, v) for v in values]
-    effects, weak, ends = [], None, []
-
-    def branch(fn):
-        def run():
-            nonlocal weak
-            cell.effects.append([])
-            snapshot = cell.boxes.snapshot()
-            try:
-                returned = fn(*values)
-                ends.append([cell.boxes.of(r) for r in returned])  # the object each name holds at the end
-                returned = [latest(cell, r) for r in returned]
-                outs = []
-                for k in keep:
-                    outs.append(value(cell, _defined_part(returned[k], line)))
-                    if k in maybes:
-                        outs.append(returned[k].defined if isinstance(returned[k], Maybe) else cfnb.constant(True))
-                here = [is_weak(o) for o in outs]
-                weak = here if weak is None else [w and h for w, h in zip(weak, here)]
-            finally:
-                cell.boxes.restore(snapshot)
-                scope = cell.effects.pop()
-            flat = flows_in(outs)
-            if scope:
-                effects.append(scope)
-                flat = tie(flat, scope[-1])
-                if not flat:
-                    flat = [done(scope[-1])]
-            elif effects and not flat:
-                flat = [cfnb.constant(True)]
-            return flat
-        return run
-
+    branches = _Branches(cell, values, keep, maybes, line)
+    graph = cfnb.get_default_graph()
+    seen = len(graph._ops)
     cell.depth += 1
     try:
-        outs = cfnb.cond(truth(test), branch(then_fn), branch(else_fn), strict=True)
+        outs = cfnb.cond(truth(test), branches.branch(then_fn), branches.branch(else_fn), strict=True)
     except (ValueError, TypeError) as e:
         raise CellError(line, _short(e)) from None
     finally:
         cell.depth -= 1
-    if effects:
+    out_names = [n for k in keep for n in flat_names(names[k], values[k]) +
+                 ([f".defined_{display_name(names[k])}"] if k in maybes else [])]
+    name_outputs(new_op(graph, seen, ("If", "StatelessIf")), out_names or [".printed"])
+    if branches.effects:
         op = (outs[0] if outs else None)
         effect_done(cell, op.op if op is not None else None)
     outs = [dtype_rules.mark_weak(t) if w and isinstance(t, cfnb.Tensor) else t
-            for t, w in zip(outs, weak or [])]
+            for t, w in zip(outs, branches.weak or [])]
     result, position = list(then_out), 0
     for k in keep:
         original = values[k] if isinstance(values[k], Accumulator) else then_out[k]
@@ -92,8 +69,50 @@ def if_stmt(cell, test, then_fn, else_fn, values, line):
             name = next(v.name for v in (then_out[k], else_out[k]) if isinstance(v, Maybe))
             result[k] = Maybe(name, result[k], outs[position + 1], Undefined(name))
         position += 2 if k in maybes else 1
-    _share_after(cell, result, keep, ends)
+    _share_after(cell, result, keep, branches.ends)
     return tuple(result)
+
+
+class _Branches:
+    """The two branch functions of one `if` as cond traces them: the names kept (a Maybe's flag beside it),
+    which stay Python numbers in both (weak), the object each name holds at the end, and the prints."""
+
+    def __init__(self, cell, values, keep, maybes, line):
+        self.cell, self.values, self.keep, self.maybes, self.line = cell, values, keep, maybes, line
+        self.effects, self.weak, self.ends = [], None, []
+
+    def outputs(self, returned):
+        cell, outs = self.cell, []
+        self.ends.append([cell.boxes.of(r) for r in returned])
+        returned = [latest(cell, r) for r in returned]
+        for k in self.keep:
+            outs.append(value(cell, _defined_part(returned[k], self.line)))
+            if k in self.maybes:
+                outs.append(returned[k].defined if isinstance(returned[k], Maybe) else cfnb.constant(True))
+        here = [is_weak(o) for o in outs]
+        self.weak = here if self.weak is None else [w and h for w, h in zip(self.weak, here)]
+        return outs
+
+    def branch(self, fn):
+        def run():
+            cell = self.cell
+            cell.effects.append([])
+            snapshot = cell.boxes.snapshot()
+            try:
+                outs = self.outputs(fn(*self.values))
+            finally:
+                cell.boxes.restore(snapshot)
+                scope = cell.effects.pop()
+            flat = flows_in(outs)
+            if scope:
+                self.effects.append(scope)
+                flat = tie(flat, scope[-1])
+                if not flat:
+                    flat = [done(scope[-1])]
+            elif self.effects and not flat:
+                flat = [cfnb.constant(True)]
+            return flat
+        return run
 
 
 def _share_after(cell, result, keep, ends):

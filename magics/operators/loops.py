@@ -6,6 +6,8 @@ what a list grows by (a TensorArray). Then `cfnb.while_loop` builds the loop wit
 lowered form is rebuilt from it (cfnb/passes/to_v1.py). Whether the loop surely runs, and which names may be
 undefined after it, decides which names carry a "defined" flag (variables.Maybe).
 """
+from typing import NamedTuple
+
 import numpy as np
 
 import cfnb
@@ -16,12 +18,43 @@ from ..errors import CellError
 from .accumulators import Accumulator, flows_in
 from .dict_items import DictItems
 from .effects import effect_done, tie
+from .iteration import ParallelIteration, RangeIteration
 from .lists import accumulator_for
 from .logical import is_python_number, is_weak, truth
+from .names import display_name, flat_names, name_inputs, new_op
 from .objects import check_same_sharing, latest, shared_groups
 from .probing import probe, traced
 from .tensors import value
 from .variables import Maybe, Undefined, UndefinedRead, describe
+
+
+class LoopInfo(NamedTuple):
+    """What messages say about one loop of the cell (errors at run time, the live line): iterations count from 0,
+    and a `for` over a range also names its counter's value: "iteration 3 (i = 3) of the loop at line 2 (`for i`)"
+    (the explorer's traces and captions count the same way)."""
+
+    line: int
+    label: str | None
+    counter: tuple | None  # (name, start, step): the counter's value in iteration n is start + n * step
+
+    def iteration(self, n):
+        if self.counter is None:
+            return f"iteration {n:,}"
+        name, start, step = self.counter
+        return f"iteration {n:,} ({name} = {start + n * step})"
+
+    def name(self):
+        return f"the loop at line {self.line}" + (f" (`for {self.label}`)" if self.label else "")
+
+
+def _loop_info(iteration, line):
+    if iteration is None:
+        return LoopInfo(line, None, None)
+    walk = iteration.parts[0] if isinstance(iteration, ParallelIteration) else iteration
+    name = iteration.label.split(",")[0].strip("() ")
+    counter = (name, walk.start, walk.step) if isinstance(walk, RangeIteration) and \
+        all(isinstance(v, int) for v in (walk.start, walk.step)) and name.isidentifier() else None
+    return LoopInfo(line, iteration.label, counter)
 
 
 def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, line):
@@ -41,6 +74,8 @@ def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, 
     loop, initial, runs = _plan(cell, cond_fn, body_fn, old, names, written_first, line)
     loop.shared, loop.runs = shared, runs
     options = cell.options
+    graph = cfnb.get_default_graph()
+    seen = len(graph._ops)
     cell.depth += 1
     try:
         result = cfnb.while_loop(loop.cond(cond_fn), loop.body(body_fn), initial,
@@ -59,7 +94,10 @@ def while_stmt(cell, cond_fn, body_fn, values, names, iteration, written_first, 
     while_op = first_out
     while while_op.type == "Identity":  # while_v2 hands each output on through an Identity
         while_op = while_op.inputs[0].op
-    cell.loops[while_op] = (line, label)
+    cell.loops[while_op] = _loop_info(iteration, line)
+    flags = [f".defined_{display_name(names[k])}" for k in loop.keys]
+    name_inputs(new_op(graph, seen, ("While", "StatelessWhile")),
+                [n for k, v in enumerate(initial[:len(names)]) for n in flat_names(names[k], v)] + flags)
     if loop.effects or runs is False:
         # The loop's first output stands for it: the While op itself is not fetchable (TensorFlow's while_v2
         # prevents fetching it), and running its output runs the loop (one that never runs is still drawn).

@@ -25,7 +25,8 @@ class CellState:
 
     What goes back to the notebook:
       first       name -> the tensor of the cell's first top-level assignment of it (what --grad differentiates)
-      notebook    name -> the tensor made from the notebook's value; notebook_names: every name the notebook holds
+      notebook    name -> the tensor made from the notebook's value; notebook_names: every name the notebook holds;
+                  from_notebook: name -> the Python value the cell read from the notebook
       grad_names  the names --grad differentiates with respect to (kept as tensors)
       flags, fallback   name -> whether its value is defined at the end (a bool tensor), and its value where not
       deleted     names the cell deletes (`del x`) that the notebook holds
@@ -50,6 +51,7 @@ class CellState:
         self.first = {}
         self.notebook = {}
         self.notebook_names = set(notebook_names)
+        self.from_notebook = {}
         self.grad_names = {s for _target, sources in options.grads for s in sources}
         self.flags = {}
         self.fallback = {}

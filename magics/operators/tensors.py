@@ -14,25 +14,25 @@ from .accumulators import Accumulator
 from .logical import is_python_number
 
 
-def constant(cell, v):
+def constant(cell, v, name=None):
     """A constant for a Python or numpy value, in the cell's dtype rules (numpy's: int64 and float64)."""
     numpy_value = isinstance(v, (np.ndarray, np.generic))
     if cell.options.dtypes == "numpy" and not numpy_value:
         if isinstance(v, bool):
-            t = cfnb.constant(v)
+            t = cfnb.constant(v, name=name)
         elif isinstance(v, int):
             if not -(2 ** 63) <= v < 2 ** 63:
                 raise OverflowError(f"{v} does not fit in int64: Python's ints are unbounded, but the graph "
                                     f"computes them in int64 (from -2**63 to 2**63 - 1). Use floats for numbers "
                                     f"this large, or keep them smaller.")
-            t = cfnb.constant(v, dtype=cfnb.int64)
+            t = cfnb.constant(v, dtype=cfnb.int64, name=name)
         elif isinstance(v, float):
-            t = cfnb.constant(v, dtype=cfnb.float64)
+            t = cfnb.constant(v, dtype=cfnb.float64, name=name)
         else:
             arr = np.asarray(v)
-            t = cfnb.constant(arr.astype(np.int64) if arr.dtype.kind == "i" else arr)
+            t = cfnb.constant(arr.astype(np.int64) if arr.dtype.kind == "i" else arr, name=name)
     else:
-        t = cfnb.constant(v)
+        t = cfnb.constant(v, name=name)
     if numpy_value:
         cell.numpy_ops.add(t.op)
     elif is_python_number(v):

@@ -99,22 +99,37 @@ def from_namespace(cell, ns, name, assigned):
     if box is not None:  # another notebook name for the same object
         v = box.latest
     elif isinstance(original, np.ndarray) and original.ndim > 0 or isinstance(original, (list, dict)):
-        v = constant(cell, original) if isinstance(original, np.ndarray) else type(original)(original)
+        v = _notebook_constant(cell, original, name) if isinstance(original, np.ndarray) else type(original)(original)
         cell.boxes.new(original, v, name)
     elif isinstance(original, np.generic) or (name in cell.grad_names and isinstance(original, (int, float))):
-        v = constant(cell, original)
+        v = _notebook_constant(cell, original, name)
     else:
         v = original
+        cell.from_notebook[name] = original  # a Python value: a constant named after it if a loop reads it
     if isinstance(v, cfnb.Tensor):
         cell.notebook.setdefault(name, v)
     return v
 
 
-def invariant(cell, v):
-    """A number a loop reads but does not change: a constant made before the loop."""
+def invariant(cell, v, name):
+    """A number a loop reads but does not change: a constant made before the loop (named after the notebook's
+    name when it is the notebook's value)."""
     if isinstance(v, (int, float, np.generic)) and not cell.probing:
+        if cell.from_notebook.get(name, _NOTHING) is v:
+            return _notebook_constant(cell, v, name)
         return constant(cell, v)
     return v
+
+
+_NOTHING = object()
+
+
+def _notebook_constant(cell, value, name):
+    """A notebook value the cell reads, as an op named after its Python name (`x0`), marked as the notebook's
+    (`_cfnb_source`), so a drawing shows it as a named input, never as a stray constant."""
+    t = constant(cell, value, name=name)
+    t.op._set_attr("_cfnb_source", "notebook")
+    return t
 
 
 def values(cell, local_vars, names):
