@@ -38,12 +38,14 @@ class Slot:
 
 
 class Formatted:
-    """A tensor with an f-string's conversion and format spec (`f"{x:.3f}"`): a Slot that formats its value."""
+    """A tensor with an f-string's conversion and format spec (`f"{x:.3f}"`): a Slot that formats its value.
+    `python`: the value stands for a Python number, whose `!r` is Python's (`0.5`, not `np.float64(0.5)`)."""
 
     __slots__ = ("tensor", "conversion", "spec")
 
-    def __init__(self, tensor, conversion="", spec=""):
-        self.tensor, self.conversion, self.spec = tensor, conversion, spec
+    def __init__(self, tensor, conversion="", spec="", python=False):
+        self.tensor, self.spec = tensor, spec
+        self.conversion = conversion + ("p" if python and conversion in ("r", "a") else "")
 
 
 class _Text:
@@ -97,9 +99,9 @@ def _python_text(value, conversion="", spec=""):
     graph, as TensorFlow's) is its text."""
     if isinstance(value, (bytes, np.bytes_)):
         value = value.decode()
-    if conversion:
-        value = {"r": repr, "s": str, "a": ascii}[conversion](value.item() if isinstance(value, np.generic) and
-                                                              conversion != "s" else value)
+    if conversion:  # "rp": repr of the Python number the value stands for
+        python = conversion.endswith("p") and isinstance(value, np.generic)
+        value = {"r": repr, "s": str, "a": ascii}[conversion[0]](value.item() if python else value)
     return format(value, spec) if spec else str(value)
 
 
@@ -125,6 +127,19 @@ def format_values(structure, values, sep, formatter, summarize):
             parts.append(str(nest.map_structure(
                 lambda s: _Text(_render(values[s.index], formatter, summarize)) if isinstance(s, Slot) else s, arg)))
     return sep.join(parts)
+
+
+def _string_length_kernel(op):
+    return lambda s: np.int32(len(s.decode() if isinstance(s, bytes) else s))
+
+
+register_op("StringLength", lambda op: [(dtypes.int32, op._inputs[0].shape)], _string_length_kernel)
+
+
+def string_length(s, name=None):
+    """The number of characters of a string (TensorFlow's `tf.strings.length(s, unit="UTF8_CHAR")`)."""
+    return get_default_graph().create_op("StringLength", [convert_to_tensor(s)], {"unit": "UTF8_CHAR"},
+                                         name=name or "StringLength").outputs[0]
 
 
 def _string_format_kernel(op):

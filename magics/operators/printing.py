@@ -9,6 +9,7 @@ strings), so a string can grow in a loop.
 import sys
 
 import cfnb
+from cfnb.framework import dtype_rules
 from cfnb.ops.string_format import Formatted, string_format
 
 from ..errors import CellError
@@ -28,7 +29,7 @@ def fstring(cell, parts, line):
         value, conversion, spec = part
         conversion = "" if conversion == -1 else chr(conversion)
         if isinstance(value, cfnb.Tensor):
-            pieces.append(Formatted(value, conversion, spec))
+            pieces.append(Formatted(value, conversion, spec, python=dtype_rules.is_weak(value)))
         else:
             value = {"r": repr, "s": str, "a": ascii}[conversion](value) if conversion else value
             pieces.append(format(value, spec))

@@ -17,6 +17,7 @@ import numpy as np
 
 import cfnb
 from cfnb.framework import dtype_rules
+from cfnb.ops.string_format import string_length
 
 from ..errors import CellError
 from . import python_calls
@@ -78,6 +79,10 @@ def call(cell, line, fn, *args, __statement=False, **kwargs):
             raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
                                   f"not on every iteration: draw all the numbers before the loop "
                                   f"(e.g. r = np.random.rand(n)) and read r[i] in it")
+        if getattr(fn, "__name__", None) in _IN_PLACE and isinstance(getattr(fn, "__self__", None), np.ndarray) \
+                and (cell.depth or _has_tensor(args, kwargs)):
+            raise CellError(line, f"a.{fn.__name__}(...) changes an array in place, which a graph value cannot do in a "
+                                  f"loop: {_IN_PLACE[fn.__name__]}")
         if cell.depth or _has_tensor(args, kwargs):
             reason = python_calls.effect_of_call(fn, __statement)
             if reason and __statement:
@@ -126,6 +131,9 @@ def _numpy_call(cell, line, fn, args, kwargs):
 
 
 _PYTHON_RESULTS = (np.allclose, np.array_equal)
+_IN_PLACE = {"fill": "write a = np.full_like(a, value)", "sort": "write a = np.sort(a) before the loop",
+             "put": "set items with a[k] = v", "itemset": "set items with a[k] = v",
+             "resize": "make it its final size before the loop", "partition": "use np.sort(a) before the loop"}
 
 def _array_method(cell, line, fn, args, kwargs):
     """`X.dot(t)`, `X.reshape(n, 1)` on a notebook ndarray with a tensor argument: ndarray's C
@@ -195,6 +203,10 @@ def _len(cell, line, *args):
     (x,) = args
     if isinstance(x, Accumulator):
         return x.length()
+    if isinstance(x, cfnb.Tensor) and x.dtype == cfnb.string:
+        out = cfnb.cast(string_length(x), cfnb.int64)
+        cell.python_ops.add(out.op)  # a Python int
+        return dtype_rules.mark_weak(out)
     if isinstance(x, cfnb.Tensor):
         if x.shape.ndims == 0:
             raise CellError(line, "len() of a 0-d value (a number)")
