@@ -13,9 +13,17 @@ import traceback
 import numpy as np
 
 
+def _split(notebook):
+    """(notebook values, source of its functions: run, not copied, so their source can be read)."""
+    values = {k: v for k, v in notebook.items() if k != "__defs__"}
+    return values, notebook.get("__defs__", "")
+
+
 def plain_python(notebook, cell):
     """(names the cell leaves or changes, printed text, (error type, line) or None) under plain Python."""
-    ns = {"np": np, **copy.deepcopy(notebook)}
+    values, defs = _split(notebook)
+    ns = {"np": np, **copy.deepcopy(values)}
+    exec(defs, ns)  # noqa: S102 - the test's own notebook functions
     out, error = io.StringIO(), None
     try:
         with contextlib.redirect_stdout(out):
@@ -23,14 +31,17 @@ def plain_python(notebook, cell):
     except Exception as e:  # noqa: BLE001 - the error is what is compared
         lines = [n for frame, n in traceback.walk_tb(e.__traceback__) if frame.f_code.co_filename == "<cell>"]
         error = (type(e).__name__, lines[-1] if lines else None)
-    names = {k: v for k, v in ns.items() if not k.startswith("__") and k not in ("np", "math")}
+    names = {k: v for k, v in ns.items() if not k.startswith("__") and k not in ("np", "math") and not callable(v)}
     return names, out.getvalue(), error
 
 
 def magic(ip, notebook, cell, options):
     """The same under %%whileloop in `ip`: (names, printed text, (error type, line) or None, the error)."""
     from magics.errors import CellError
-    ip.user_ns.update(copy.deepcopy(notebook))
+    values, defs = _split(notebook)
+    ip.user_ns.update(copy.deepcopy(values))
+    if defs:
+        ip.run_cell(defs)
     out, error, raised = io.StringIO(), None, None
     try:
         with contextlib.redirect_stdout(out):
@@ -38,7 +49,7 @@ def magic(ip, notebook, cell, options):
     except CellError as e:
         error, raised = (e.kind or "CellError", e.line), e
     names = {k: v for k, v in ip.user_ns.items() if not k.startswith("_") and k not in ("np", "math")
-             and k not in ip.names_before}
+             and k not in ip.names_before and not callable(v)}
     return names, out.getvalue(), error, raised
 
 

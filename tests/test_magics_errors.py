@@ -48,7 +48,8 @@ REFUSALS = [
     ("a = np.zeros((3, 3))\nfor i in range(3):\n    a[i][0] = i", 3, "as `a[i, j] = ...`"),
     ("a = [0, 0, 0]\nfor i in range(3):\n    a[i] = i", 3, "a list changed by item assignment in a loop"),
     ("a = np.zeros(3)\nfor i in range(3):\n    a[i] = np.ones(2)", 3, "could not broadcast input array from shape"),
-    ("M = np.zeros((3, 2))\nfor row in M:\n    row[0] = 1.0", 3, "'row' is a row of the array the `for` at line 2 walks"),
+    ("M = np.zeros((3, 2))\nfor row in M:\n    row[0] = 1.0", 3,
+     "'row' is a row of the array the `for` at line 2 walks"),
     ("M = np.zeros((3, 2))\nr = M[0]\nfor i in range(2):\n    r[i] = i", 2, "Write `r = M[0].copy()`"),
 ]
 

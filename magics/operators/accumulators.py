@@ -47,8 +47,9 @@ class Accumulator:
         return dtype_rules.mark_weak(item) if self.weak else item
 
     def probe_list(self):
-        """A plain list standing in for it while a loop body is traced once (probing)."""
-        return list(self.prefix)
+        """A list standing in for it while a loop body is traced once (probing): its length and items are only
+        known when the graph runs (ProbeList)."""
+        return ProbeList(self.prefix)
 
     def as_tensor(self):
         """All the items as one array: what np.sum(xs), np.mean(xs), sum(xs) and max(xs) of the list compute on."""
@@ -68,6 +69,15 @@ class Accumulator:
                         "only while the graph runs): read it after the cell, or keep the values in an array")
 
     __add__ = __radd__ = __mul__ = __iter__ = __contains__ = _refuse
+
+
+class ProbeList(list):
+    """What a probe sees of a list a loop appends to: its items so far, but `len` and reads at a graph index stand
+    for values known only when the graph runs (operators/py_builtins.py, slices.py), so a condition on them is
+    probed on both sides."""
+
+    def __add__(self, other):
+        return ProbeList(list(self) + list(other))
 
 
 def flows_in(values):

@@ -5,7 +5,7 @@ from cfnb.framework import dtype_rules
 from cfnb.framework.func_graph import FuncGraph
 
 from ..errors import CellError
-from .accumulators import Accumulator
+from .accumulators import Accumulator, ProbeList
 from .logical import is_weak
 from .variables import Maybe, Undefined, UndefinedRead
 
@@ -29,8 +29,10 @@ def probe(cell, fn, values, weak=None):
 def placeholder_like(v, weak=False):
     if isinstance(v, Maybe):
         return Maybe(v.name, placeholder_like(v.value, weak), cfnb.placeholder(cfnb.bool, []), v.fallback)
-    if isinstance(v, Undefined) or isinstance(v, list):
+    if isinstance(v, Undefined):
         return v
+    if isinstance(v, list):
+        return ProbeList(v)  # its length is known only when the graph runs
     if isinstance(v, Accumulator):
         return v.probe_list()
     if not isinstance(v, cfnb.Tensor):

@@ -21,7 +21,7 @@ from cfnb.ops.string_format import string_length
 
 from ..errors import CellError
 from . import python_calls
-from .accumulators import Accumulator
+from .accumulators import Accumulator, ProbeList
 from .iteration import Counter, Parallel, TensorRange
 from .printing import to_string
 from .tensors import constant, tensors_in
@@ -203,6 +203,8 @@ def _len(cell, line, *args):
     (x,) = args
     if isinstance(x, Accumulator):
         return x.length()
+    if isinstance(x, ProbeList):
+        return dtype_rules.mark_weak(cfnb.placeholder(cfnb.int64, []))
     if isinstance(x, cfnb.Tensor) and x.dtype == cfnb.string:
         out = cfnb.cast(string_length(x), cfnb.int64)
         cell.python_ops.add(out.op)  # a Python int

@@ -12,10 +12,11 @@ from cfnb.framework import dtype_rules
 from cfnb.ops import numpy_functions
 
 from ..errors import CellError
-from .accumulators import Accumulator
+from .accumulators import Accumulator, ProbeList
 from .logical import is_weak
 from .objects import changed, latest
 from .tensors import constant, tensors_in
+from .variables import UndefinedRead
 
 
 def getitem(cell, value, index, line):
@@ -26,6 +27,12 @@ def getitem(cell, value, index, line):
             raise CellError(line, "slicing a list grown in a loop has no graph form: read its items one at a time "
                                   "(xs[i], xs[-1]), or slice it after the loop")
         return value.read(index)
+    if isinstance(value, ProbeList) and not isinstance(index, (slice, tuple)):
+        if not value:
+            raise UndefinedRead("a list read before anything is appended to it")  # this path: the other one's types
+        last = value[-1]  # (a probe needs the item's type only)
+        return constant(cell, last) if not isinstance(last, cfnb.Tensor) and isinstance(last, (int, float)) \
+            and tensors_in(index_parts(index)) else last
     if isinstance(value, (list, tuple, np.ndarray)) and tensors_in(index_parts(index)):
         if isinstance(value, np.ndarray) or all(isinstance(x, (int, float, bool)) for x in value):
             python = isinstance(value, (list, tuple)) and not any(isinstance(x, bool) for x in value)
