@@ -63,20 +63,19 @@ class WhileLoopMagics(Magics):
 
         Numbers follow Python and numpy: ints are int64, floats float64, numpy's promotion (a Cast
         op shows it); `--dtypes tensorflow` uses TensorFlow's int32/float32 instead.
-        What converts: arithmetic and comparisons, `and`/`or`/`not`, `x if c else y`, indexing and
-        slicing by loop variables, numpy functions and array methods on loop values (np.tanh,
-        np.sum, A @ b, .reshape, .T, ...), abs/min/max/len/float/int/round, math.sqrt/exp/log/
-        sin/cos/tanh/floor/ceil/..., print(...) (a print op: every iteration, in order) with
-        f-strings (no format specs on loop values), list.append in a loop (a TensorArray), a[i] = v
-        and a[i] += v on arrays (a new array, v cast to a's dtype), M.dot(v) of a notebook array.
-        Python numbers (range counters, i * 2) promote as weak scalars: a float32 array stays
-        float32. Python ints that leave int64 stop the cell with an OverflowError.
+        What converts: arithmetic, comparisons, bitwise ops, `and`/`or`/`not`, `x if c else y`, indexing
+        and slicing by loop variables, numpy functions and array methods on loop values (np.tanh, np.sum,
+        np.allclose, A @ b, .copy(), ...), abs/min/max/len/float/int/round/str, math.sqrt/exp/log/...,
+        print(...) and f-strings (format specs too), `for` over enumerate/zip of ranges and arrays, a
+        `for` over a Python list of arrays or lists (unrolled), list.append and reading the list (xs[-1],
+        len(xs)), a[i] = v, x += v in place, the swap a[j], a[j+1] = a[j+1], a[j], dicts and strings as
+        loop state, names that share an array (both see a change), a notebook function that prints or
+        appends (run on every iteration). Python ints that leave int64 stop the cell (OverflowError).
         What is refused, with the line and what to write instead: return, try, with, global,
-        def/lambda/comprehensions (define functions in another cell), `for a, b in ...`,
-        enumerate/zip/sorted/str/bool of loop values, a numpy function with no graph form,
-        np.random/random calls in a loop (drawn once at build time: draw before the loop),
-        a list changed in a loop other than by .append, a[mask] = v or a[[i, j]] = v (fancy indices),
-        a second name for an array whose items the cell sets.
+        def/lambda/comprehensions (define functions in another cell), bool/sum/sorted of loop values,
+        a numpy function with no graph form, np.random/random calls in a loop (draw before the loop),
+        a list changed in a loop other than by .append, fancy indices, a view whose items are set, a
+        loop variable whose dtype or shape changes (README.md lists them all).
         A cell may instead define `cond`, `body` and `loop_vars`, which are passed to while_loop.
         """
         args = parse_argstring(self.whileloop, line)

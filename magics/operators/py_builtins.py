@@ -71,6 +71,10 @@ def call(cell, line, fn, *args, __statement=False, **kwargs):
             args = tuple(a.as_tensor() if isinstance(a, Accumulator) else a for a in args)
             if fn is builtins.sum:
                 return cfnb.reduce_sum(args[0]) + (args[1] if len(args) > 1 else 0)
+        if getattr(fn, "__name__", None) in _IN_PLACE and isinstance(getattr(fn, "__self__", None), np.ndarray) \
+                and (cell.depth or _has_tensor(args, kwargs)):
+            raise CellError(line, f"a.{fn.__name__}(...) changes an array in place, which a graph value cannot do in a "
+                                  f"loop: {_IN_PLACE[fn.__name__]}")
         if isinstance(getattr(fn, "__self__", None), cfnb.Tensor):
             return _numpy_call(cell, line, fn, args, kwargs)  # t.sum(), t.reshape(...): ndarray's methods
         if isinstance(getattr(fn, "__self__", None), np.ndarray) and _has_tensor(args, kwargs):
@@ -79,10 +83,6 @@ def call(cell, line, fn, *args, __statement=False, **kwargs):
             raise CellError(line, f"{_name_of(fn)}(...) in a loop would be drawn once, when the graph is built, "
                                   f"not on every iteration: draw all the numbers before the loop "
                                   f"(e.g. r = np.random.rand(n)) and read r[i] in it")
-        if getattr(fn, "__name__", None) in _IN_PLACE and isinstance(getattr(fn, "__self__", None), np.ndarray) \
-                and (cell.depth or _has_tensor(args, kwargs)):
-            raise CellError(line, f"a.{fn.__name__}(...) changes an array in place, which a graph value cannot do in a "
-                                  f"loop: {_IN_PLACE[fn.__name__]}")
         if cell.depth or _has_tensor(args, kwargs):
             reason = python_calls.effect_of_call(fn, __statement)
             if reason and __statement:

@@ -22,6 +22,9 @@ from .variables import UndefinedRead
 def getitem(cell, value, index, line):
     """`value[index]`: a list grown in a loop reads its TensorArray; a Python list or a notebook array indexed by
     a graph value becomes a constant (or a stack of its items) first."""
+    if isinstance(value, (Accumulator, ProbeList)) and isinstance(index, (slice, tuple)):
+        raise CellError(line, "slicing a list grown in a loop has no graph form: read its items one at a time "
+                              "(xs[i], xs[-1]), or slice it after the loop")
     if isinstance(value, Accumulator):
         if isinstance(index, (slice, tuple)):
             raise CellError(line, "slicing a list grown in a loop has no graph form: read its items one at a time "
