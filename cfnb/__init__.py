@@ -67,7 +67,6 @@ from .ops import (
     numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
 )
 from .ops.arg_reductions import argmax, argmin
-from .ops.script_ops import py_func
 from .ops.array_ops import (
     cast,
     constant,
@@ -159,6 +158,7 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
+from .ops.script_ops import py_func
 from .ops.slicing_ops import gather, slice, strided_slice  # noqa: A004 - TensorFlow's names
 from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray

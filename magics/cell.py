@@ -34,6 +34,7 @@ from .operators.variables import Maybe, Undefined
 from .progress import Progress
 from .result import WhileLoopResult
 
+_last_plan = None  # the last cell's _Plan (what it fetched), for tests of its graph
 TRACE_LIMIT = 20_000  # firings the explorer's trace records; a longer run is still computed in full
 
 
@@ -255,8 +256,9 @@ def _lowered_names(graph):
 
 def run_cell(source, namespace, options, filename="<whileloop>", notebook=False):
     """Build the cell once, run it on the fast path; returns (result, namespace updates)."""
+    global _last_plan
     graph, values, cell = build(source, namespace, options, filename)
-    plan = _Plan(graph, values, cell, options)
+    plan = _last_plan = _Plan(graph, values, cell, options)
     session = cfnb.Session(graph=plan.graph)
     try:
         with Progress(session, lambda running: _describe(running, plan), notebook):
