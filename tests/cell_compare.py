@@ -5,6 +5,7 @@ compare what each leaves: every name (type and value), the printed text, or the 
 ndarray of the same dtype and shape, containers item by item; integers and bools exactly, floats to 1e-12
 relative (a graph may add in another order than numpy does).
 """
+import ast
 import contextlib
 import copy
 import io
@@ -35,10 +36,18 @@ def plain_python(notebook, cell):
     return names, out.getvalue(), error
 
 
+def _cell_names(cell):
+    """The names a cell assigns or deletes (the shell may hold them from an earlier test)."""
+    return {n.id for n in ast.walk(ast.parse(cell)) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store,
+                                                                                                       ast.Del))}
+
+
 def magic(ip, notebook, cell, options):
     """The same under %%whileloop in `ip`: (names, printed text, (error type, line) or None, the error)."""
     from magics.errors import CellError
     values, defs = _split(notebook)
+    for name in _cell_names(cell) - set(values):
+        ip.user_ns.pop(name, None)
     ip.user_ns.update(copy.deepcopy(values))
     if defs:
         ip.run_cell(defs)
@@ -48,8 +57,9 @@ def magic(ip, notebook, cell, options):
             ip.run_cell_magic("whileloop", f"--no-display {options}", cell)
     except CellError as e:
         error, raised = (e.kind or "CellError", e.line), e
-    names = {k: v for k, v in ip.user_ns.items() if not k.startswith("_") and k not in ("np", "math")
-             and k not in ip.names_before and not callable(v)}
+    visible = (_cell_names(cell) | set(values) | (set(ip.user_ns) - ip.names_before)) - {"np", "math"}
+    names = {k: ip.user_ns[k] for k in visible if k in ip.user_ns and not k.startswith("_")
+             and not callable(ip.user_ns[k])}
     return names, out.getvalue(), error, raised
 
 
