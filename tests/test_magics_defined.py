@@ -26,6 +26,12 @@ CELLS = {
     "undefined_after_zero_trip_not_read": (XS, NONE + "for q in range(m):\n    pass\nr = 1"),
     "defined_after_some_trips": (XS, SOME + "for q in range(m):\n    pass\nr = q + 1"),
     "python_int_stays_int_after_zero_trip": (XS, NONE + "s = 0\nfor k in range(m):\n    s += 0.5"),
+    # a Python number that the body makes a numpy number of the same dtype (not weak after the body)
+    "python_float_stays_float_after_zero_trip": (XS, NONE + "t = 0.0\nfor j in range(m):\n    t += xs[j]"),
+    "python_float_becomes_numpy_after_trips": (XS, SOME + "t = 0.0\nfor j in range(m):\n    t += xs[j]"),
+    "python_int_stays_int_after_zero_trip_of_int64": (
+        {"ys": np.array([1, 2, 3])}, "m = int(np.sum(ys > 100))\nt = 0\nfor j in range(m):\n    t += ys[j]"),
+    "python_float_stays_float_over_an_empty_array": ({"e": np.zeros(0)}, "t = 0.0\nfor x in e:\n    t += x"),
     "python_int_becomes_float_after_trips": (XS, SOME + "s = 0\nfor k in range(m):\n    s += 0.5\nt = s"),
     "while_zero_trip_temporary_read": (XS, "v = xs[0]\nwhile v > 100:\n    w = v\n    v = v - 1\nu = w"),
     "while_zero_trip_loop_variable_read": (XS, "v = xs[0]\nwhile v > 100:\n    w = v\n    v = v - 1\nu = v"),

@@ -66,6 +66,11 @@ REFUSED = {  # README item -> [(cell, line, part of the message)]
     "a loop that cannot end": [("i = 0\nwhile i < 3:\n    j = 5", 2, "would never become false")],
     "a name given a value in one branch only": [("a = np.float64(1.0)\nif a > 0:\n    fresh = 1\nelse:\n    pass",
                                                  2, "give it a value in the else branch too, or before the `if`")],
+    "a name of two types after an `if`": [("a = np.float64(1.0)\nt = 0\nif a > 0:\n    t = t + 0.5", 3,
+                                           "'t' is a float after the `if` branch and an int after the `else` "
+                                           "branch"),
+                                          ("a = np.float64(1.0)\nt = 0.0\nif a > 0:\n    t = 1\nelse:\n"
+                                           "    t = 2.5", 3, "Give 't' the same type on both paths")],
     "a name of two types after a loop": [("xs = np.array([1.0])\nx = 'hello'\nm = int(np.sum(xs > 5))\n"
                                           "for k in range(m):\n    x = k * 2.0\ny = x", 6,
                                           "Give 'x' a value of the loop's type before the loop")],

@@ -5,6 +5,8 @@ Both branches are traced once in a scratch graph first (probing.py), to learn wh
 `cfnb.cond` builds the two branch functions. A name that may be undefined after the branch (a `Maybe`) leaves
 the cond with its flag beside it; prints in a branch run in order with the rest of the cell.
 """
+import re
+
 import cfnb
 from cfnb.framework import dtype_rules
 
@@ -46,15 +48,15 @@ def if_stmt(cell, test, then_fn, else_fn, values, names, line):
     branches = _Branches(cell, values, keep, maybes, line)
     graph = cfnb.get_default_graph()
     seen = len(graph._ops)
+    out_names = [n for k in keep for n in flat_names(names[k], values[k]) +
+                 ([f".defined_{display_name(names[k])}"] if k in maybes else [])]
     cell.depth += 1
     try:
         outs = cfnb.cond(truth(test), branches.branch(then_fn), branches.branch(else_fn), strict=True)
     except (ValueError, TypeError) as e:
-        raise CellError(line, _short(e)) from None
+        raise CellError(line, _mismatch(e, out_names) or _short(e)) from None
     finally:
         cell.depth -= 1
-    out_names = [n for k in keep for n in flat_names(names[k], values[k]) +
-                 ([f".defined_{display_name(names[k])}"] if k in maybes else [])]
     name_outputs(new_op(graph, seen, ("If", "StatelessIf")), out_names or [".printed"])
     if branches.effects:
         op = (outs[0] if outs else None)
@@ -71,6 +73,25 @@ def if_stmt(cell, test, then_fn, else_fn, values, names, line):
         position += 2 if k in maybes else 1
     _share_after(cell, result, keep, branches.ends)
     return tuple(result)
+
+
+_MISMATCH = re.compile(r"Received (\w+) from 'true_fn' and (\w+) from 'false_fn' \(output #(\d+)\)")
+
+
+def _mismatch(error, out_names):
+    """cond's "Outputs of 'true_fn' and 'false_fn' must have the same type(s)" in the cell's words: the name,
+    its type in each branch, and what to write instead (None: another error)."""
+    found = _MISMATCH.search(str(error))
+    if found is None or int(found[3]) >= len(out_names) or out_names[int(found[3])].startswith("."):
+        return None
+    name, then_type, else_type = out_names[int(found[3])], found[1], found[2]
+    return (f"'{name}' is {_kind(then_type)} after the `if` branch and {_kind(else_type)} after the `else` branch: "
+            f"a graph value has one type after an `if` on a graph value. Give '{name}' the same type on both paths "
+            f"(e.g. a float before the `if`: `{name} = 0.0`, or `float(...)` in the branch)")
+
+
+def _kind(dtype):
+    return "an int" if dtype.startswith("int") else "a float" if dtype.startswith("float") else f"a {dtype}"
 
 
 class _Branches:

@@ -151,7 +151,7 @@ def _plan(cell, cond_fn, body_fn, old, names, written_first, line):
         values, weak, outs = _initial_values(cell, body_fn, values, fresh, lists, names, line, weak)
     first = {k for k, name in enumerate(names) if name in written_first}
     runs = _runs(cell, cond_fn, old)
-    tracked = _track(cell, old, entered, values, outs, fresh, first, runs)
+    tracked = _track(cell, old, entered, values, outs, fresh, first, runs, weak)
     loop = _Loop(cell, names, line, weak, tracked)
     return loop, list(values) + [tracked[k][0] for k in loop.keys], runs
 
@@ -277,7 +277,7 @@ def _runs(cell, cond_fn, old):
         cell.probing -= 1
     return bool(test) if isinstance(test, (bool, np.bool_)) else None
 
-def _track(cell, old, entered, initial, probed, fresh, first, runs):
+def _track(cell, old, entered, initial, probed, fresh, first, runs, weak):
     """The names whose value after the loop depends on whether it ran: {k: (initial flag, readable,
     fallback)}. Each gets a boolean loop variable, and is a `Maybe` after the loop (variables.py).
     A loop that surely runs once (`runs`) tracks only the names it may read before they are defined.
@@ -288,7 +288,8 @@ def _track(cell, old, entered, initial, probed, fresh, first, runs):
       loop's dtype and shape (cast losslessly, from a Python number), so a zero-trip loop leaves it, as
       Python does; at the cell's top level the flag gives the notebook the old value's exact type. A
       value of another type or shape cannot be carried: reads after the loop are refused;
-    * a Python number carried with another dtype (`s = 0`, then `s += 0.5`): top level only, for its type.
+    * a Python number carried with another dtype (`s = 0`, then `s += 0.5`) or that the body makes a numpy
+      scalar (`t = 0.0`, then `t += xs[j]`: not `weak` after the body): top level only, for its type.
     """
     tracked = {}
     for k, v in enumerate(old):
@@ -309,7 +310,7 @@ def _track(cell, old, entered, initial, probed, fresh, first, runs):
             else:
                 tracked[k] = (cfnb.constant(False), False, v)
         elif cell.depth == 0 and is_python_number(v) and isinstance(initial[k], cfnb.Tensor) and \
-                isinstance(entered[k], cfnb.Tensor) and initial[k].dtype != entered[k].dtype:
+                isinstance(entered[k], cfnb.Tensor) and (initial[k].dtype != entered[k].dtype or not weak[k]):
             tracked[k] = (cfnb.constant(False), True, v)
     return tracked
 
