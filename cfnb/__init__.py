@@ -147,6 +147,7 @@ from .ops.math_ops import (
     reduce_min,
     reduce_prod,
     reduce_sum,
+    round,  # noqa: A004 - tf.round
     rsqrt,
     sigmoid,
     sign,

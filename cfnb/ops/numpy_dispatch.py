@@ -79,12 +79,13 @@ FUNCTIONS = {
     np.squeeze: F.squeeze, np.expand_dims: F.expand_dims, np.ravel: F.ravel, np.shape: F.shape,
     np.ndim: F.ndim, np.size: F.size, np.zeros_like: F.zeros_like, np.ones_like: F.ones_like,
     np.full_like: F.full_like, np.linalg.norm: F.norm, np.astype: F.astype, np.copy: F.copy,
+    np.round: F.round, np.around: F.round,
     np.isclose: F.isclose, np.allclose: F.allclose, np.array_equal: F.array_equal,
 }
 
 # What to write instead, for numpy functions students reach for that have no graph form.
 _INSTEAD = {
-    "round": "np.floor(x + 0.5)", "around": "np.floor(x + 0.5)", "ceil": "-np.floor(-x)",
+    "ceil": "-np.floor(-x)",
     "tan": "np.sin(x) / np.cos(x)", "log10": "np.log(x) / np.log(10)", "log2": "np.log(x) / np.log(2)",
     "expm1": "np.exp(x) - 1", "mod": "x % y", "divide": "x / y", "array": "the tensor itself",
     "asarray": "the tensor itself",
@@ -191,7 +192,7 @@ def _refuse_scalar(what):
     def method(self, *args):
         raise UnsupportedNumpyError(what, f"{what}() needs the value of {self.name}, which it has only when the "
                                           f"graph runs: keep it a tensor (np.sqrt(t) rather than math.sqrt(t), "
-                                          f"t.astype(int) rather than int(t), np.floor(t + 0.5) rather than "
+                                          f"t.astype(int) rather than int(t), np.round(t) rather than "
                                           f"round(t)) or run the graph first.")
     return method
 

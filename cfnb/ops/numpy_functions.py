@@ -330,6 +330,24 @@ def setitem(a, key, value):
     return array_ops.where_v2(mask, scatter(v), t)
 
 
+def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
+    """`np.round(a, decimals)`: TensorFlow's Round (half to even, as numpy's); with `decimals`, as numpy's
+    PyArray_Round computes it: Round(a * 10**decimals) / 10**decimals (a / 10**-decimals, then times it, for
+    decimals < 0; an integer array in float64, cast back). An integer array with decimals >= 0 is itself."""
+    _no_out("round", out)
+    x = as_tensor(a)
+    if not isinstance(decimals, (int, np.integer)):
+        raise UnsupportedNumpyError("numpy.round", "np.round(x, decimals) of a tensor takes a Python int decimals")
+    if x.dtype.is_integer and decimals >= 0:
+        return array_ops.identity(x)
+    if decimals == 0:
+        return math_ops.round(x)
+    y = x if x.dtype.is_floating else array_ops.cast(x, dtypes.float64)  # numpy rounds an int in float64
+    scale = np.asarray(10.0 ** builtins.abs(decimals), dtype=y.dtype.as_numpy_dtype)
+    y = math_ops.round(y * scale) / scale if decimals > 0 else math_ops.round(y / scale) * scale
+    return y if x.dtype.is_floating else array_ops.cast(y, x.dtype)
+
+
 def copy(a, order="K", subok=False):
     """`np.copy(a)`, `a.copy()`: a new array with a's items (an Identity: a tensor is never changed in place, so
     the copy is a value of its own, as numpy's is)."""

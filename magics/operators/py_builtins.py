@@ -17,6 +17,7 @@ import numpy as np
 
 import cfnb
 from cfnb.framework import dtype_rules
+from cfnb.ops import numpy_functions
 from cfnb.ops.string_format import string_length
 
 from ..errors import CellError
@@ -256,10 +257,17 @@ def _int(cell, line, x=0):
 
 
 def _round(cell, line, x, ndigits=None):
+    """Python's round: half to even (TensorFlow's Round), an int; with ndigits, numpy's round of a numpy number
+    (Python rounds a Python float by its decimal digits, which a graph does not: refused there)."""
     if ndigits is not None:
-        raise CellError(line, "round(x, ndigits) of a graph value is not supported: use np.round(x, ndigits)")
-    out = np.round(x) if hasattr(cfnb.Tensor, "__array_ufunc__") else cfnb.floor(x + 0.5)
-    return dtype_rules.mark_weak(cfnb.cast(out, cfnb.int64 if cell.options.dtypes == "numpy" else cfnb.int32))
+        if dtype_rules.is_weak(x) or not x.dtype.is_floating:
+            raise CellError(line, "round(x, ndigits) of a Python number computed in the loop has no graph form: "
+                                  "round it after the loop, or use np.round(x, ndigits) (numpy's rounding)")
+        return numpy_functions.round(x, ndigits)
+    out = cfnb.round(x) if x.dtype.is_floating else x
+    out = cfnb.identity(cfnb.cast(out, cfnb.int64 if cell.options.dtypes == "numpy" else cfnb.int32))
+    cell.python_ops.add(out.op)  # a Python int, as round() gives
+    return dtype_rules.mark_weak(out)
 
 
 def _refuse(name, instead):
