@@ -146,6 +146,16 @@ def test_python_int_overflow_is_an_error_never_a_wrapped_value(clean, form, cell
     assert f"(in iteration {iteration} of the loop at line" in error.message, error.message
 
 
+@pytest.mark.parametrize("form", ["lowered", "functional"])
+def test_a_python_int_to_a_run_time_negative_power_says_what_to_write(clean, form):
+    """Python's 2 ** -2 is 0.25; the graph's power of ints is an int: with the exponent known only when the graph
+    runs, the cell stops at its line and iteration (a literal exponent, `i ** -1`, is computed in floats)."""
+    error = fails(clean, "t = 0.0\nfor k in range(-2, 2):\n    t += 2 ** k", f"--no-display --form {form}")
+    assert (error.kind, error.line) == ("ValueError", 3), (error.kind, error.line, error.message)
+    assert error.message.startswith("2 ** -2: a Python int to a negative power is a float in Python"), error.message
+    assert "write float(x) ** y (in iteration 0 (k = -2) of the loop at line 2" in error.message, error.message
+
+
 def test_a_python_int_past_int64_entering_a_loop_is_refused(clean):
     error = fails(clean, "p = 2**70\nfor i in range(3):\n    p = p + 1")
     assert error.kind == "OverflowError" and "1180591620717411303424 does not fit in int64" in error.message

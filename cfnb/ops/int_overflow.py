@@ -52,8 +52,12 @@ _CHECKS = {
 def _checked(op_type, kernel):
     if op_type == "Pow":
         def checked_pow(x, y):
-            if np.ndim(x) or np.ndim(y) or y < 0:
+            if np.ndim(x) or np.ndim(y):
                 return kernel(x, y)
+            if y < 0:
+                raise ValueError(f"{int(x)} ** {int(y)}: a Python int to a negative power is a float in Python, but "
+                                 f"the graph computes this power of ints as an int (its exponent is known only "
+                                 f"when the graph runs): write float(x) ** y")
             exact = int(x) ** int(y)
             if not _MIN <= exact <= _MAX:
                 raise _overflow(op_type, (x, y))

@@ -145,10 +145,19 @@ def promote_inputs(op_type, inputs, same):
         return inputs
     if op_type in _REDUCTION_DTYPES:
         targets = [_REDUCTION_DTYPES[op_type].get(t, t) for t in targets]
+    if op_type == "Pow" and _negative_int_power(values):
+        targets = [dtypes.float64] * len(values)  # Python: 2 ** -1 == 0.5 (numpy refuses ints to negative powers)
     out = list(inputs)
     for i, v, dt in zip(index, values, targets):
         out[i] = (inputs[i][0], to_dtype(v, dt, inputs[i][0]))
     return out
+
+
+def _negative_int_power(values):
+    """`i ** -1` of Python ints (a weak int, a negative Python int literal): a float in Python."""
+    base, exponent = values
+    python_int = isinstance(base, Tensor) and dtype_rules.is_weak(base) and base.dtype.is_integer
+    return python_int and type(exponent) is int and exponent < 0
 
 
 def index_input(tensor, dtype):
