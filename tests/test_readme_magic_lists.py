@@ -97,8 +97,8 @@ def test_every_refusal_in_the_readme_has_cells():
 @pytest.fixture
 def shell(ip):
     ip.user_ns["np"] = np
+    before = set(ip.user_ns)  # before the notebook function: later tests' shells start without it
     ip.run_cell("history = []\ndef noisy(x):\n    history.append(x)\n    return x * 2\n")
-    before = set(ip.user_ns)
     yield ip
     for name in set(ip.user_ns) - before:
         del ip.user_ns[name]
