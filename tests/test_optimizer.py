@@ -64,11 +64,14 @@ def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON):
 
 
 def run(graph, fetches, feeds, init, cfg):
+    # the executor gets a deadline (a rewrite that broke a loop would run it forever); the static schedule cannot
+    # take one: a deadline sends the run to the executor
+    options = cfnb.RunOptions(timeout_in_ms=120_000) if not cfg.static_schedule else None
     with graph.as_default(), cfnb.Session(graph=graph, config=cfg) as sess:
         if init is not None:
             sess.run(init)
         try:
-            return sess.run(fetches, feeds)
+            return sess.run(fetches, feeds, options=options)
         except Exception as e:  # noqa: BLE001 - the same error both ways is an equal answer
             return f"{type(e).__name__}: {str(e).splitlines()[0]}"
 
@@ -194,6 +197,19 @@ def test_swapping_graphs_keep_their_per_step_form(mode):
     graph, fetches, feeds = _loop_program(row_wise, swap=True)
     done = rewrites(graph, fetches.values(), feeds)
     assert "loop_fission" not in done and "accumulation_batching" not in done
+
+
+def test_a_loop_variable_set_to_an_invariant_still_ends_its_loop(mode):
+    """The body hands back tanh(w) * 2 for v: hoisted, it reaches the NextIteration through a constant Enter,
+    which is replayed into every iteration; the pivot's control edge keeps the NextIteration dead when the loop
+    ends (the executor would otherwise start iterations forever; found by the fuzz corpus, program 99)."""
+    graph = cfnb.Graph()
+    with graph.as_default():
+        w = cfnb.placeholder(cfnb.float32, [3], name="w")
+        _, v = cfnb.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, cfnb.tanh(w) * 2.0), [0, cfnb.ones([3])])
+        g = cfnb.gradients(cfnb.reduce_sum(v * v), w)[0]
+    fired, problems = equivalent(graph, {"v": v, "g": g}, {w: np.array([0.1, -0.2, 0.3], np.float32)})
+    assert "loop_invariant_node_motion" in fired and not problems
 
 
 def test_invariant_work_leaves_nested_loops_one_frame_per_pass(mode):

@@ -59,6 +59,7 @@ class Loop:
         self.name, self.parent = name, parent
         self.ops, self.enters, self.vars = [], [], []
         self.loop_cond = None
+        self.body = None  # the ops on the body side (FrameView.in_body)
 
     @property
     def parallel_iterations(self):
@@ -200,6 +201,24 @@ class FrameView:
                     work.append(c)
         for op in ops:
             self._conditional[op] = op in seen
+
+    def in_body(self, loop, op):
+        """True when `op` is on the body side of the loop (downstream of a loop Switch's true output); the rest of
+        the frame computes the predicate, once more than the body runs."""
+        if loop.body is None:
+            loop.body, work = set(), [v.switch for v in loop.vars]
+            while work:
+                for c in self.consumers.get(work.pop(), ()):
+                    if c not in loop.body and self.frame_of.get(c) == loop.name and c.type != "Merge":
+                        loop.body.add(c)
+                        work.append(c)
+        return op in loop.body or op.type == "NextIteration"
+
+    def merge_or_pivot(self, loop, op, pivot):
+        """The control input a node of `loop` that reads only invariants needs: the body's `pivot` (an Identity of
+        a loop Switch's true output) on the body side, the first loop Merge on the predicate's side (TensorFlow's
+        `WhileContext.GetControlPivot`: `_pivot_for_body`, `_pivot_for_pred`)."""
+        return pivot if self.in_body(loop, op) else loop.vars[0].merge
 
     def counter(self, loop):
         """(the loop variable counting 0, 1, 2, ..., the trip count) when the predicate is `t < N` with N a

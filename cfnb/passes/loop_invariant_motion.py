@@ -15,6 +15,10 @@ What is moved, and why only that (cfnb is stricter than Grappler, whose pass Ten
   the cond guards;
 - nodes with no control output (Grappler's `RevertInvariantNodes` keeps those in).
 A constant the moved nodes read is moved along when nothing else reads it, else copied (`HandleConst`).
+A node left in the loop whose inputs are then all constant Enters gets a control edge from the loop's pivot, as
+`WhileContext._MaybeAddControlDependency` gives one when a loop is built: a constant Enter is replayed into every
+iteration, so without it the node (a NextIteration fed by a hoisted value, say) would also run in the iteration
+the predicate ends, and start another one, forever.
 """
 from .graph_edit import Builder
 from .loop_frames import pure, source
@@ -54,15 +58,24 @@ def move(rewrite, view, loop, ops):
             else:
                 op._update_input(k, view.outer(s, loop))
         op._remove_all_control_inputs()
+    inside = Builder(rewrite, view, loop.name)
     for n, op in enumerate(ops):
         out = op.outputs[0]
-        if all(c in moved for c in out.consumers()):
+        readers = [c for c in out.consumers() if c not in moved]
+        if not readers:
             continue
-        enter = Builder(rewrite, view, loop.name).op(
-            "Enter", [out], {"frame_name": loop.name, "is_constant": True,
-                             "parallel_iterations": loop.parallel_iterations},
-            name=f"LoopOptimizer/{loop.name}_enter_{n}", device=op.device)
+        enter = inside.op("Enter", [out], {"frame_name": loop.name, "is_constant": True,
+                                           "parallel_iterations": loop.parallel_iterations},
+                          name=f"LoopOptimizer/{loop.name}_enter_{n}", device=op.device)
         rewrite.reroute(out, enter, keep=moved | {enter.op})
+        for reader in readers:
+            if not reader.control_inputs and all(_constant_enter(x) for x in reader.inputs):
+                reader._add_control_input(view.merge_or_pivot(loop, reader, inside.anchor()))
+
+
+def _constant_enter(t):
+    op = source(t).op
+    return op.type == "Enter" and op.get_attr("is_constant")
 
 
 def _outer_const(outside, view, const, moved, copies):
