@@ -50,13 +50,18 @@ def _read(view, op):
 
 
 def to_identity(push):
-    """Turn `push` into `Identity(value, ^handle)` in place (Grappler's `push_node->set_op("Identity")`)."""
+    """Turn `push` into `Identity(value, ^handle)` in place (Grappler's `push_node->set_op("Identity")`). A handle
+    from a cond's Switch is read through an Identity of it, as `ConstantFolding::AddControlDependency` does: a
+    control edge from a Switch itself would not say which side was taken."""
     handle, value = push._inputs
     handle._consumers.remove(push)
     push._inputs = [value]
     push._type = "Identity"
     push._op_def = get_op_def("Identity")
     push._attrs.pop("swap_memory", None)
+    if handle.op.type == "Switch":
+        with push.graph.as_default():
+            handle = push.graph.create_op("Identity", [handle], name=f"{push.name}/handle").outputs[0]
     push._add_control_input(handle.op)
 
 
