@@ -102,7 +102,7 @@ def main():
         rows, skipped = timed_rows(runs, checks, __file__, repeat=10, form=form)
         kind = "control flow v1" if form == "v1" else "functional While, lowered"
         title = f"RNN forward + backward (dW_x, dW_h), T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}, {kind}"
-        print_table(title, "ms/step", rows, targets={"numpy": TARGET_VS_NUMPY, "tensorflow": TARGET_VS_TF},
+        print_table(title, "ms/run", rows, targets={"numpy": TARGET_VS_NUMPY, "tensorflow": TARGET_VS_TF},
                     tf_skipped=skipped)
         ok &= check("(dW_x, dW_h) == numpy BPTT (max error <= 1e-4 x max |dW|)", checks, lambda ok: ok)
     peak = stack_peak_bytes(x, w_x, w_h)
