@@ -40,9 +40,12 @@ def input_bytes(n):
 
 
 def config(limit_mb=None):
+    """A GPU Session with the graph optimizations off: they leave a swapping graph in its per-step form but would
+    fuse the unswapped one's steps (loop fission, accumulation batching), changing its rounding and its peak."""
+    rewrite = tf.GraphOptions(rewrite_options=tf.RewriterConfig(disable_meta_optimizer=True))
     if limit_mb is None:
-        return tf.ConfigProto(device_count={"GPU": 1})
-    return tf.ConfigProto(gpu_options=tf.GPUOptions(
+        return tf.ConfigProto(device_count={"GPU": 1}, graph_options=rewrite)
+    return tf.ConfigProto(graph_options=rewrite, gpu_options=tf.GPUOptions(
         experimental=tf.GPUOptions.Experimental(virtual_devices=[VD(memory_limit_mb=[limit_mb])])))
 
 
