@@ -7,6 +7,7 @@ import os
 import platform
 import sys
 
+import magic_item_assignment
 import magic_loop
 import memory_swap
 import numpy as np
@@ -42,6 +43,7 @@ def main():
     ok &= rnn_forward.main()
     ok &= rnn_backward.main()
     ok &= magic_loop.main()
+    ok &= magic_item_assignment.main()
     ok &= two_devices.main()
     ok &= memory_swap.main()
     return ok

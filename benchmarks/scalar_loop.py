@@ -1,11 +1,11 @@
 """Per-iteration overhead of a while_loop: 20,000 iterations of `(i + 1, s + 1.5)` while `i < n`, and a nested
 loop (100 outer iterations of 200 inner ones, the inner sum added to the outer).
 
-Compares cfnb's Session.run (compiled graph cached by a warm-up run), the same arithmetic as a plain
-Python loop, and TensorFlow (control flow v1) when importable. cfnb runs with its graph optimizations on (the
-default) and off (`disable_meta_optimizer`): they find nothing to rewrite in these loops, and must cost nothing.
-Targets: cfnb within 3x of TensorFlow; with the passes on, no slower than without (1.1x: the noise of a shared
-machine).
+Compares cfnb's Session.run (compiled graph cached by a warm-up run; also with the static schedule off, the
+tagged-token executor's per-iteration cost), the same arithmetic as a plain Python loop, and TensorFlow (control
+flow v1) when importable. cfnb runs with its graph optimizations on (the default) and off
+(`disable_meta_optimizer`): they find nothing to rewrite in these loops, and must cost nothing. Targets: cfnb within
+3x of TensorFlow; with the passes on, no slower than without (1.1x: the noise of a shared machine).
 """
 
 from _timing import (
@@ -86,6 +86,9 @@ def measure(name, make, python, n, iterations, form):
     (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
     runs = {"cfnb": session_runner(cfnb.compat.v1, make(cfnb.compat.v1), n),
             "cfnb, no pass": session_runner(cfnb.compat.v1, make(cfnb.compat.v1), n, config=NO_PASS)}
+    # the tagged-token executor alone (what a traced run, or a graph the static schedule refuses, runs on)
+    executor = cfnb.ConfigProto(static_schedule=False)
+    runs["cfnb executor"] = session_runner(cfnb.compat.v1, make(cfnb.compat.v1), n, config=executor)
     if form == "v2":
         strict = cfnb.ConfigProto(lower_functional_ops=False)
         runs["cfnb strict"] = session_runner(cfnb.compat.v1, make(cfnb.compat.v1), n, config=strict)
