@@ -177,6 +177,7 @@ from .ops.variables import (
     zeros_initializer,
 )
 from .ops.while_loop import while_loop
+from .passes.rewriter_config import RewriterConfig
 from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.gpu_options import GPUOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session
