@@ -23,10 +23,10 @@ the loop's frame. One `output` Identity per result, and an `output_control_node`
 a control input of something (If/Case's branch_executed, the body's NextIterations). TensorFlow names
 them `Func/<call>/input_control_node/_N`; cfnb drops the `/_N` counters, as it does for every lowered name.
 """
-import heapq
 
 from ..framework import dtypes
 from ..framework.ops import Graph
+from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops
 
 FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase")
@@ -66,7 +66,10 @@ class _Lowering:
         opmap = {}
         self._copying.append(opmap)
         fixups = []
-        for op in _topological(src.get_operations()):
+        # Inputs first (a gradient can add an input to an op after the op was made); what a cycle leaves unordered
+        # goes last, for the executor to report.
+        order, unordered = op_order(src.get_operations())
+        for op in order + unordered:
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
             # Devices: a lowered node keeps its own request merged over its caller's (the functional op
@@ -284,34 +287,3 @@ def lower_functional_ops(graph):
     for op, node in opmap.items():
         lowering.result.op_map.setdefault(op, node)
     return lowering.result
-
-
-def _topological(ops):
-    """Ops in an order where inputs come first (creation order where free; a gradient can add an
-    input to an op after the op was made). A Merge's back edge from NextIteration is not a
-    dependency, or no loop could be ordered."""
-    position = {op: k for k, op in enumerate(ops)}
-    deps = {}
-    for op in ops:
-        srcs = {t.op for t in op.inputs
-                if t.op in position and not (op.type == "Merge" and t.op.type == "NextIteration")}
-        srcs.update(c for c in op.control_inputs if c in position)
-        deps[op] = srcs
-    consumers = {op: [] for op in ops}
-    for op, srcs in deps.items():
-        for src in srcs:
-            consumers[src].append(op)
-    pending = {op: len(srcs) for op, srcs in deps.items()}
-    ready = [(position[op], op) for op in ops if pending[op] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        _, op = heapq.heappop(ready)
-        order.append(op)
-        for c in consumers[op]:
-            pending[c] -= 1
-            if pending[c] == 0:
-                heapq.heappush(ready, (position[c], c))
-    if len(order) != len(ops):
-        order.extend(op for op in ops if op not in set(order))
-    return order

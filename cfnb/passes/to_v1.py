@@ -19,10 +19,10 @@ dependencies of Identity ops on the loop's inputs; an edge *from* one is taken f
 waits for all its outputs (`group`).
 """
 from ..framework.ops import Graph, control_dependencies
+from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops, control_flow_v2_toggles
 from ..ops import cond as cond_lib
 from ..ops import while_loop as while_loop_lib
-from .lowering import _topological
 
 _WHILE = ("While", "StatelessWhile")
 _IF = ("If", "StatelessIf")
@@ -68,7 +68,8 @@ class _Copier:
 
     def copy(self, ops, tmap, root=False):
         opmap = {}
-        for op in _topological(ops):
+        order, unordered = op_order(ops)
+        for op in order + unordered:
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
             if _feeds_only_a_dropped_counter(op):

@@ -11,6 +11,7 @@ from collections import deque
 
 from ..framework import errors
 from ..framework.registry import get_op_def
+from ..framework.topological_order import op_order
 from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
 
@@ -195,34 +196,13 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
     return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
 
 
-def _check_no_cycle(ops, feed_set):
-    """Refuse a cycle that is not a loop's back edge (TensorFlow's `ValidateGraphHasNoCycle`): a
-    topological walk where a Merge does not wait for its NextIteration inputs must reach every node."""
-    op_set = set(ops)
-    pending = {}
-    consumers = {op: [] for op in ops}
-    ready = []
-    for op in ops:
-        srcs = [t.op for t in op._inputs if t not in feed_set and t.op in op_set]
-        if op.type in ("Merge", "RefMerge"):
-            srcs = [s for s in srcs if s.type not in ("NextIteration", "RefNextIteration")]
-        srcs += [c for c in op._control_inputs if c in op_set]
-        pending[op] = len(srcs)
-        for src in srcs:
-            consumers[src].append(op)
-        if not srcs:
-            ready.append(op)
-    processed = 0
-    while ready:
-        op = ready.pop()
-        processed += 1
-        for dst in consumers[op]:
-            pending[dst] -= 1
-            if pending[dst] == 0:
-                ready.append(dst)
-    if processed < len(ops):
-        in_cycle = [op.name for op in ops if pending[op] != 0][:3]
-        raise errors.InvalidArgumentError(None, None, f"Graph is invalid, contains a cycle with {len(ops) - processed} "
+def _check_no_cycle(ops, feed_set, check=None):
+    """Refuse a cycle that is not a loop's back edge (TensorFlow's `ValidateGraphHasNoCycle`): the loop-aware
+    topological order (framework/topological_order.py) must place every node."""
+    _, unordered = op_order(ops, feed_set, check)
+    if unordered:
+        in_cycle = [op.name for op in unordered][:3]
+        raise errors.InvalidArgumentError(None, None, f"Graph is invalid, contains a cycle with {len(unordered)} "
                                                       f"nodes, including: {', '.join(in_cycle)}")
 
 

@@ -10,6 +10,7 @@ ends with `# @<node id>`, which is how a failure is located: nothing is recorded
 import numpy as np
 
 from ...framework import errors
+from ...framework.topological_order import topological_order
 from ...ops import int_overflow
 from ..graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROOT, SWITCH, TRIGGER
 from . import buffer_forwarding, cond_to_if, inline_kernels
@@ -137,21 +138,9 @@ class Codegen:
         return deps
 
     def toposort(self, keys, deps):
-        order, done = [], set()
-        pending = {k: set(d) & set(keys) for k, d in deps.items() if k in keys}
-        ready = [k for k in keys if not pending[k]]
-        position = {k: n for n, k in enumerate(keys)}
-        while ready:
-            ready.sort(key=position.get)
-            k = ready.pop(0)
-            order.append(k)
-            done.add(k)
-            for other in keys:
-                if other not in done and k in pending[other]:
-                    pending[other].discard(k)
-                    if not pending[other] and other not in ready:
-                        ready.append(other)
-        if len(order) != len(keys):
+        """`keys` ordered after their `deps` (ties in the given order), by the framework's topological order."""
+        order, unordered = topological_order(keys, lambda k: deps.get(k, ()))
+        if unordered:
             raise NotStatic("cycle within one iteration")
         return order
 
