@@ -87,7 +87,9 @@ class Executor:
         self._diagnose = None  # a list while re-running to explain a missing fetch
         self.transfers = None  # a rendezvous Endpoint when this executor runs one device's partition
 
-    def run(self, feed_values, trace=None, deadline=None):
+    def run(self, feed_values, trace=None, deadline=None, cancellation=None):
+        """The fetched values. `deadline` (a time.monotonic() value) and `cancellation` (the run's
+        StepCancellation: Session.close() from another thread) are checked every 1024 firings."""
         exe = self.exe
         items = exe.items
         results = [_MISSING] * len(exe.fetch_names)
@@ -111,6 +113,8 @@ class Executor:
                     if deadline is not None and time.monotonic() > deadline:
                         raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
                                                                           f"(after {steps} node firings)")
+                    if cancellation is not None and cancellation.error is not None:
+                        cancellation.check(item.op)
                     if self.transfers is not None:
                         self.transfers.check_aborted()  # another device failed, or the run was interrupted
                 # --- compute -------------------------------------------------------------------

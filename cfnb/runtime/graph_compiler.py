@@ -90,12 +90,13 @@ class ExecutableGraph:
         self.root_frame = frames[ROOT]
 
 
-def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
-    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op."""
+def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, check=None):
+    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op; `check()`, when given, is
+    called every 1024 nodes (a run's deadline and cancellation: runtime/cancellation.py)."""
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
-    _check_no_cycle(ops, feed_set)
+    _check_no_cycle(ops, feed_set, check)
 
     items = []
     item_of_op = {}
@@ -184,6 +185,8 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel):
         item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
     live = None
     for item in items:
+        if check is not None and not item.id & 1023:
+            check()
         if item.op is not None:
             item.kernel = make_kernel(item.op)
             if hasattr(item.kernel, "for_outputs"):

@@ -159,7 +159,9 @@ class MultiDeviceExecutor:
             return make_kernel(op)
         return make
 
-    def run(self, feed_values, trace=None, deadline=None):
+    def run(self, feed_values, trace=None, deadline=None, cancellation=None):
+        """The fetched values. `cancellation` (Session.close() from another thread) aborts the rendezvous, which
+        stops every device as Ctrl-C does."""
         with self._lock:  # one run at a time: the call frame and the executors' endpoints are per run
             self._call.args = list(feed_values)
             self._call.results = [_MISSING] * len(self.fetch_names)
@@ -181,6 +183,8 @@ class MultiDeviceExecutor:
                 trace.resume_all()
             for t in threads:
                 t.start()
+            token = None if cancellation is None else cancellation.register_callback(
+                lambda: rendezvous.abort(errors.CancelledError(None, None, cancellation.error.message)))
             # The caller waits on Events, never inside Thread.join: a KeyboardInterrupt that lands in join can
             # mark a still-running thread as stopped (CPython's bpo-45274 handling), and a later join would then
             # return while the device still runs.
@@ -197,6 +201,9 @@ class MultiDeviceExecutor:
                 for t in threads:
                     t.join()
                 raise
+            finally:
+                if token is not None:
+                    cancellation.deregister_callback(token)
             for t in threads:
                 t.join()
             self.sends = rendezvous.sends

@@ -172,7 +172,8 @@ CASES = {
     "string_format_placeholders_do_not_match_inputs": Case(
         const("a") + node("fmt", "StringFormat", ("a",), attr("T", "list { type: DT_FLOAT }"),
                           attr("template", 's: "{} and {}"'), attr("placeholder", 's: "{}"'),
-                          attr("summarize", "i: 3")), ("fmt", "num placeholders in template and num inputs must match")),
+                          attr("summarize", "i: 3")),
+        ("fmt", "num placeholders in template and num inputs must match")),
     "read_file": Case(node("f", "Const", (), attr("dtype", "type: DT_STRING"),
                            attr("value", 'tensor { dtype: DT_STRING tensor_shape { } string_val: "/etc/passwd" }'))
                       + node("r", "ReadFile", ("f",)), ("r", "ReadFile"), refused="it reads a file", run_tf=False),

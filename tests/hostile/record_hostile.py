@@ -1,4 +1,5 @@
-"""Record what TensorFlow 2.21 answers for every hostile GraphDef of graph_def_cases.py.
+"""Record what TensorFlow 2.21 answers for every hostile GraphDef of graph_def_cases.py and every hostile run of
+run_cases.py.
 
 TensorFlow is not a dependency of cfnb; run this with a Python that has tensorflow-cpu:
 
@@ -7,8 +8,9 @@ TensorFlow is not a dependency of cfnb; run this with a Python that has tensorfl
 Each case runs in its own child process (limited to 4 GB of address space and 60 s, so a graph that makes TensorFlow
 allocate or loop forever costs nothing): the text is parsed with `text_format.Parse` (bytes with
 `GraphDef.FromString`), imported with `tf.compat.v1.import_graph_def(name="")` and, when the case names a fetch and
-may run, run in a Session. It writes hostile_tf.json next to this file: {case: {"phase": "parse" | "import" | "run"
-| "ok", "type": class name, "message": str, "value": fetched value}}.
+may run, run in a Session. The run cases run in this process, in control flow v1 and v2. It writes hostile_tf.json
+next to this file: {"cases": {case: answer}, "runs": {"v1": {case: answer}, "v2": {...}}}, an answer being
+{"phase": "parse" | "import" | "run" | "ok", "type": class name, "message": str, "value": fetched value}.
 """
 import json
 import os
@@ -54,6 +56,29 @@ def one(name):
     return {"phase": "ok", "ran": True, "value": np.asarray(value).tolist()}
 
 
+def record_runs():
+    """{"v1": {case: answer}, "v2": {...}} for run_cases.py, in this process."""
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import numpy as np
+    import tensorflow as tf
+    from run_cases import CASES
+    tf1 = tf.compat.v1
+    tf1.disable_eager_execution()
+    out = {}
+    for mode in ("v1", "v2"):
+        (tf1.enable_control_flow_v2 if mode == "v2" else tf1.disable_control_flow_v2)()
+        out[mode] = {}
+        for name, case in CASES.items():
+            graph, action = case(tf1)
+            try:
+                value = action(tf1.Session(graph=graph), tf1)
+                out[mode][name] = {"phase": "ok", "value": np.asarray(value).tolist()}
+            except Exception as e:  # noqa: BLE001 - recorded, without the Python stack TensorFlow appends
+                message = "\n".join(line for line in str(e).split("\n") if 'File "' not in line)
+                out[mode][name] = {"phase": "run", "type": type(e).__name__, "message": message}
+    return out
+
+
 def main(only=()):
     """Record every case, or only the cases named (keeping the others' records)."""
     sys.path.insert(0, str(HERE))
@@ -79,8 +104,9 @@ def main(only=()):
         print(name, out[name])
     import tensorflow as tf
     out = {name: out[name] for name in CASES}
-    path.write_text(json.dumps({"meta": {"tensorflow": tf.__version__}, "cases": out}, indent=1) + "\n")
-    print(f"wrote {path}: {len(out)} cases")
+    runs = record_runs()
+    path.write_text(json.dumps({"meta": {"tensorflow": tf.__version__}, "cases": out, "runs": runs}, indent=1) + "\n")
+    print(f"wrote {path}: {len(out)} GraphDefs, {len(runs['v1'])} runs in control flow v1 and v2")
 
 
 if __name__ == "__main__":

@@ -51,7 +51,7 @@ class Codegen:
             if name != ROOT:
                 self.children_of.setdefault(info.parent_name, []).append(name)
         self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_iters": [], "_frames": [],
-                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}}
+                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}, "_cancelled": None}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
         self.ref = {}            # (node_id, port) -> expression
@@ -441,6 +441,7 @@ class Codegen:
         if merges:
             code.append(f"        {', '.join(f'm{m.id}' for m in merges)}, = {', '.join(next_refs)},")
         code.append("        _iters[-1] += 1")
+        code.append("        if _cancelled: _cancelled.check()  # Session.close() (schedule.py)")
         self.emit_def(fn, params, defaults, code)
 
     def emit_def(self, fn, params, defaults, body):

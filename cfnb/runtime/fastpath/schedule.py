@@ -75,9 +75,15 @@ class StaticSchedule:
         iters = list(self._namespace["_iters"])
         return list(zip(frames, iters[len(iters) - len(frames):])) if frames else []
 
-    def run(self, feed_values):
-        del self._namespace["_frames"][:]
-        del self._namespace["_iters"][:]
+    def run(self, feed_values, cancellation=None):
+        """The fetched values. A loop tests `_cancelled` once per iteration: `cancellation` (the run's
+        StepCancellation) sets it when `Session.close()` cancels the run, and the loop raises its CancelledError."""
+        namespace = self._namespace
+        del namespace["_frames"][:]
+        del namespace["_iters"][:]
+        namespace["_cancelled"] = None
+        token = None if cancellation is None else \
+            cancellation.register_callback(lambda: namespace.__setitem__("_cancelled", cancellation))
         try:
             with np.errstate(all="ignore", over="call", call=int_overflow.overflow_call):
                 results = self._run(feed_values)
@@ -85,6 +91,9 @@ class StaticSchedule:
             raise self._locate(e) from None
         except Exception as e:  # noqa: BLE001 - every kernel failure names its node
             raise self._locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), e) from e
+        finally:
+            if token is not None:
+                cancellation.deregister_callback(token)
         for k, v in enumerate(results):
             if v is DEAD:
                 raise errors.InvalidArgumentError(
