@@ -7,6 +7,7 @@ import os
 import platform
 import sys
 
+import graph_size
 import magic_loop
 import memory_swap
 import numpy as np
@@ -44,6 +45,7 @@ def main():
     ok &= magic_loop.main()
     ok &= two_devices.main()
     ok &= memory_swap.main()
+    ok &= graph_size.main()
     return ok
 
 

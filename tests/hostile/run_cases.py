@@ -57,7 +57,8 @@ def feed_unknown_name(tf):
     return g, lambda sess, tf: sess.run(y, {"nope:0": 1.0})
 
 
-def feed_inside_a_loop(tf):
+def _loop_with_a_body_tensor(tf):
+    """(graph, the loop's result, a tensor of its body)."""
     g = tf.Graph()
     with g.as_default():
         inside = []
@@ -66,7 +67,12 @@ def feed_inside_a_loop(tf):
             inside.append(i + 1)
             return inside[-1]
         r = tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
-    return g, lambda sess, tf: sess.run(r, {inside[0]: 1})
+    return g, r, inside[0]
+
+
+def feed_inside_a_loop(tf):
+    g, r, inside = _loop_with_a_body_tensor(tf)
+    return g, lambda sess, tf: sess.run(r, {inside: 1})
 
 
 def placeholder_not_fed(tf):
@@ -101,15 +107,8 @@ def fetch_from_another_graph(tf):
 
 
 def fetch_inside_a_loop(tf):
-    g = tf.Graph()
-    with g.as_default():
-        inside = []
-
-        def body(i):
-            inside.append(i + 1)
-            return inside[-1]
-        tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
-    return g, lambda sess, tf: sess.run(inside[0])
+    g, _, inside = _loop_with_a_body_tensor(tf)
+    return g, lambda sess, tf: sess.run(inside)
 
 
 def deadline_of_an_endless_loop(tf):

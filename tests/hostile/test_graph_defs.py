@@ -10,7 +10,6 @@
 * TensorFlow imported and ran it: cfnb imports it and gives TensorFlow's value on every execution path.
 Every case has a timeout: a hostile graph may fail, never hang.
 """
-import importlib.util
 import json
 import pathlib
 
@@ -20,10 +19,9 @@ import pytest
 import cfnb
 from cfnb.graph_def.protos import pb
 
+from . import graph_def_cases as cases
+
 HERE = pathlib.Path(__file__).parent
-_spec = importlib.util.spec_from_file_location("cfnb_hostile_graph_def_cases", HERE / "graph_def_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
 RECORDED = json.loads((HERE / "hostile_tf.json").read_text())["cases"]
 PATHS = {"static": {}, "executor": {"static_schedule": False}, "strict": {"lower_functional_ops": False}}
 

@@ -6,8 +6,6 @@ those `exec` of the same cell leaves, or the error is Python's, at the cell's li
 Cells that differ from plain Python for reasons the magic's own code owns are marked `xfail(strict=True)` with the
 difference (issue 18's magic part): they pass the day the magic is fixed, and must then lose the mark.
 """
-import _thread
-import threading
 from typing import NamedTuple
 
 import numpy as np
@@ -15,6 +13,8 @@ import pytest
 from IPython.core.error import UsageError
 
 import magics
+
+from . import ctrl_c_after
 
 
 class Cell(NamedTuple):
@@ -132,17 +132,6 @@ def test_hostile_cell(shell, name):
     _assert_same(shell.user_ns, _python(cell.source))
 
 
-def _interrupted(shell, source, after=0.5):
-    timer = threading.Timer(after, _thread.interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt) as info:
-            shell.run_cell_magic("whileloop", "--no-display", source)
-    finally:
-        timer.cancel()
-    return info.value
-
-
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("source", ["i = 0\nwhile i >= 0:\n    i += 1",
                                     "i = 0\nfor k in range(10**12):\n    i += k",
@@ -150,8 +139,9 @@ def _interrupted(shell, source, after=0.5):
                          ids=["endless_while", "huge_range", "while_true_never_breaks"])
 def test_an_endless_cell_stops_on_ctrl_c_and_changes_no_name(shell, source):
     shell.user_ns["i"] = "before"
-    error = _interrupted(shell, source)
-    assert isinstance(error, magics.CellInterrupted)
+    with ctrl_c_after(0.5), pytest.raises(KeyboardInterrupt) as info:
+        shell.run_cell_magic("whileloop", "--no-display", source)
+    assert isinstance(info.value, magics.CellInterrupted)
     assert shell.user_ns["i"] == "before"
     shell.run_cell_magic("whileloop", "--no-display", "i = 0\nwhile i < 3:\n    i += 1")  # the shell runs on
     assert shell.user_ns["i"] == 3

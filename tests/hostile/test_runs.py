@@ -6,8 +6,6 @@ The execution paths: control flow v1 on the static schedule and on the tagged-to
 v2 strict (functions called), and both versions partitioned over two CPU devices. Every test has a timeout: a run
 may fail, never hang, and no thread of a run may outlive it.
 """
-import _thread
-import importlib.util
 import json
 import pathlib
 import threading
@@ -19,10 +17,10 @@ import pytest
 import cfnb as tf
 from cfnb.framework import errors
 
+from . import ctrl_c_after
+from . import run_cases as cases
+
 HERE = pathlib.Path(__file__).parent
-_spec = importlib.util.spec_from_file_location("cfnb_hostile_run_cases", HERE / "run_cases.py")
-cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(cases)
 RECORDED = json.loads((HERE / "hostile_tf.json").read_text())["runs"]
 SINGLE = {"static": {}, "executor": {"static_schedule": False}, "strict": {"lower_functional_ops": False}}
 PATHS = {"v1-static": ("v1", {}), "v1-executor": ("v1", {"static_schedule": False}),
@@ -90,6 +88,20 @@ def _endless_loop(path):
     return x, endless, finite, 2.0 * 0.125 + 1.75
 
 
+def _run_in_thread(sess, fetch, feeds):
+    """(thread, outcome): `sess.run(fetch, feeds)` started on a thread; outcome["error"] is what it raised."""
+    outcome = {}
+
+    def run():
+        try:
+            sess.run(fetch, feeds)
+        except Exception as e:  # noqa: BLE001 - checked by the test
+            outcome["error"] = e
+    thread = threading.Thread(target=run, name="hostile run")
+    thread.start()
+    return thread, outcome
+
+
 def _session(path):
     version, config = PATHS[path]
     (tf.enable_control_flow_v2 if version == "v2" else tf.disable_control_flow_v2)()
@@ -105,17 +117,9 @@ def test_close_from_another_thread_cancels_the_run(path):
     x, endless, finite, want = _endless_loop(path)
     sess = tf.Session(config=tf.ConfigProto(**config))
     assert sess.run(finite, {x: 2.0}) == pytest.approx(want)  # the path runs the graph (and compiled it)
-    got, progress = {}, []
-
-    def run():
-        try:
-            sess.run(endless, {x: 2.0})
-        except Exception as e:  # noqa: BLE001 - checked by the test
-            got["error"] = e
-    thread = threading.Thread(target=run, name="hostile run")
-    thread.start()
+    thread, got = _run_in_thread(sess, endless, {x: 2.0})
     time.sleep(0.3)
-    progress.extend(sess.progress())
+    progress = sess.progress()
     sess.close()
     assert not thread.is_alive(), "close returned while the run was still under way"
     thread.join()
@@ -130,29 +134,17 @@ def test_close_from_another_thread_cancels_the_run(path):
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("path", list(PATHS))
-def test_deadline_of_an_endless_loop_on_every_path(path):
+@pytest.mark.parametrize("how", ["deadline", "ctrl-c"])
+def test_a_deadline_or_ctrl_c_stops_an_endless_loop_and_the_session_runs_on(path, how):
     config = _session(path)
     x, endless, finite, want = _endless_loop(path)
     sess = tf.Session(config=tf.ConfigProto(**config))
-    with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting"):  # for notification / a _Recv
-        sess.run(endless, {x: 2.0}, options=tf.RunOptions(timeout_in_ms=200))
-    assert _run_threads() == []
-    assert sess.run(finite, {x: 2.0}) == pytest.approx(want)  # the session runs on
-
-
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("path", list(PATHS))
-def test_keyboard_interrupt_stops_the_run_and_the_session_runs_on(path):
-    config = _session(path)
-    x, endless, finite, want = _endless_loop(path)
-    sess = tf.Session(config=tf.ConfigProto(**config))
-    timer = threading.Timer(0.3, _thread.interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
+    if how == "deadline":
+        with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting"):  # for notification / a _Recv
+            sess.run(endless, {x: 2.0}, options=tf.RunOptions(timeout_in_ms=200))
+    else:
+        with ctrl_c_after(0.3), pytest.raises(KeyboardInterrupt):
             sess.run(endless, {x: 2.0})
-    finally:
-        timer.cancel()
     assert _run_threads() == []
     assert sess.run(finite, {x: 2.0}) == pytest.approx(want)
 
@@ -187,15 +179,7 @@ def test_close_cancels_a_run_of_a_big_graph_wherever_it_is():
     x, y = _chain(20000)
     endless = tf.while_loop(lambda i, v: i >= 0, lambda i, v: (i + 1, v), [tf.constant(0), y])[1]
     sess = tf.Session()
-    got = {}
-
-    def run():
-        try:
-            sess.run(endless, {x: 0.0})
-        except Exception as e:  # noqa: BLE001 - checked by the test
-            got["error"] = e
-    thread = threading.Thread(target=run, name="hostile run")
-    thread.start()
+    thread, got = _run_in_thread(sess, endless, {x: 0.0})
     time.sleep(0.2)
     sess.close()
     assert not thread.is_alive()
