@@ -12,9 +12,11 @@ cfnb adds two limits TensorFlow does not have, because a few bytes of GraphDef m
 before anything runs: a node has at most `MAX_OUTPUTS` outputs, and a constant holds at most 2 GB (what one
 GraphDef can hold; a TensorProto of 5 bytes may claim 10^10 elements, filled from its last value).
 """
+import functools
+
 import numpy as np
 
-from .protos import TYPE_NAMES, pb
+from .protos import TYPE_NAMES, op_def, pb
 
 MAX_OUTPUTS = 1 << 16
 MAX_TENSOR_BYTES = (1 << 31) - 1
@@ -22,6 +24,12 @@ _KIND_OF_FIELD = {"type": "type", "i": "int", "f": "float", "b": "bool", "s": "s
                   "tensor": "tensor", "func": "func"}
 _FIELD_OF_KIND = {kind: field for field, kind in _KIND_OF_FIELD.items()}
 _ITEM_SIZE = {"DT_HALF": 2, "DT_FLOAT": 4, "DT_DOUBLE": 8, "DT_INT32": 4, "DT_INT64": 8, "DT_BOOL": 1}
+
+
+@functools.cache
+def _data_types():
+    """{DataType number: name} of every DataType TensorFlow has."""
+    return {v: k for k, v in pb().DataType.items()}
 
 
 def type_name(enum):
@@ -86,6 +94,12 @@ def summarize_op_def(od):
     return "Op<" + "; ".join(parts) + ">"
 
 
+@functools.cache
+def _allowed_values(op_type, attr_name):
+    """The allowed values of an attr of TensorFlow's op `op_type`, as `_allowed` gives them (looked up once)."""
+    return tuple(_allowed(next(a for a in op_def(op_type).attr if a.name == attr_name)))
+
+
 def _allowed(a):
     if not a.HasField("allowed_values"):
         return []
@@ -118,34 +132,35 @@ def check_attr(node, a, value, od):
     if kind != a.type and not (kind == "list" and a.type.startswith("list(")):
         raise _attr_error(f"AttrValue had value with type '{kind}' when '{a.type}' expected", a.name, node, od)
     items = _items(value, a.type)
-    where = f"\n\t; NodeDef: {node_text(node.name)}; {summarize_op_def(od)}"
+    def where():
+        return f"\n\t; NodeDef: {node_text(node.name)}; {summarize_op_def(od)}"
     is_type = a.type in ("type", "list(type)")
     for t in items if is_type else ():
-        if t not in pb().DataType.values() or t == 0:
+        if t not in _data_types() or t == 0:
             raise _attr_error(f"AttrValue has invalid DataType enum: {t}", a.name, node, od)
         if t > 100:
             raise _attr_error(f"AttrValue must not have reference type value of {type_name(t)}", a.name, node, od)
-        if pb().DataType.Name(t) not in TYPE_NAMES:
+        if _data_types()[t] not in TYPE_NAMES:
             raise ValueError(f"Node '{node.name}': cfnb has no dtype for TensorFlow's {pb().DataType.Name(t)} (attr "
                              f"'{a.name}')")
-    allowed = _allowed(a)
+    allowed = _allowed_values(od.name, a.name)
     if allowed and is_type:
         for t in items:
-            if pb().DataType.Name(t) not in allowed:
+            if _data_types()[t] not in allowed:
                 names = ", ".join(type_name(pb().DataType.Value(n)) for n in allowed)
                 raise ValueError(f"Value for attr '{a.name}' of {type_name(t)} is not in the list of allowed "
-                                 f"values: {names}{where}")
+                                 f"values: {names}{where()}")
     elif allowed:
         for s in items:
             if f'"{s.decode(errors="replace")}"' not in allowed:
                 raise ValueError(f"Value for attr '{a.name}' of \"{s.decode(errors='replace')}\" is not in the list "
-                                 f"of allowed values: {', '.join(allowed)}{where}")
+                                 f"of allowed values: {', '.join(allowed)}{where()}")
     if a.has_minimum:
         got = len(items) if a.type.startswith("list(") else value.i
         if got < a.minimum:
             what = f"Length for attr '{a.name}' of {got}" if a.type.startswith("list(") else \
                 f"Value for attr '{a.name}' of {got}"
-            raise ValueError(f"{what} must be at least minimum {a.minimum}{where}")
+            raise ValueError(f"{what} must be at least minimum {a.minimum}{where()}")
     for shape in [s for s in items if a.type in ("shape", "list(shape)")]:
         check_shape(shape, node, f"attr '{a.name}'")
     for tensor in [t for t in items if a.type in ("tensor", "list(tensor)")]:
@@ -171,7 +186,7 @@ def check_shape(shape, node, what):
 
 def check_tensor(proto, node, dtype=None):
     """A TensorProto that `Tensor::FromProto` accepts, of at most MAX_TENSOR_BYTES, with `dtype` (the node's)."""
-    name = pb().DataType.Name(proto.dtype) if proto.dtype in pb().DataType.values() else str(proto.dtype)
+    name = _data_types().get(proto.dtype, str(proto.dtype))
     if dtype is not None and proto.dtype != dtype:
         raise ValueError(f"Node '{node.name}': Type mismatch between value ({type_name(proto.dtype)}) and dtype "
                          f"({type_name(dtype)})")
