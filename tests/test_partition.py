@@ -212,7 +212,7 @@ def test_dead_tokens_cross_devices_in_a_zero_trip_loop():
     assert values["i"] == 0 and values["v"] == pytest.approx(1.5)
     on_b = [f for f in meta.trace if f.device == CPU1]
     recvs = [f for f in on_b if f.op_type in ("_Recv", "_HostRecv") and f.frame]
-    # B's control loop receives one (false) predicate; the loop-variable Recv of that iteration is dead.
+    # B's control loop receives one (false) predicate; the loop_variable Recv of that iteration is dead.
     assert [f.value for f in recvs if f.op_type == "_HostRecv"] == ["False"]
     assert any(not f.live for f in recvs if f.op_type == "_Recv")
     assert {f.device for f in meta.trace} == {CPU0, CPU1}
@@ -315,10 +315,11 @@ def test_partition_drawing_links_sends_to_recvs():
     _, meta = run_with_partitions(fetches, feeds)
     source = partitions_to_dot(meta.partition_graphs).source
     assert source == partitions_to_dot(meta.partition_graphs).source
-    assert source.count("subgraph cluster_device_") == 2
+    assert source.count("subgraph cluster_device_") == 2  # one cluster per device, side by side
     n_recvs = sum(n.op in ("_Recv", "_HostRecv") for pg in meta.partition_graphs for n in pg.node)
-    assert source.count("color=\"#cc0000\" penwidth=2 style=bold") == n_recvs == 4
-    assert source.count("control loop") == 8  # four _cloop nodes on each device
+    assert source.count("color=\"#cc0000\" constraint=false penwidth=2 style=bold") == n_recvs == 4
+    assert source.count("label=\"control loop\"") == 2  # each device's control loop in a box of its own
+    assert len(re.findall(r'id="o_CPU.[01]._cloop', source)) == 8  # four _cloop nodes on each device
 
 
 def test_timeline_overlap_of_known_firings():

@@ -27,21 +27,22 @@ def test_dot_source_is_deterministic_across_builds():
     assert "0x" not in sources[0]
 
 
-def test_one_cluster_per_frame_nested_as_frames_nest():
+@pytest.mark.parametrize("detail", ["all", "primitives"])
+def test_one_cluster_per_frame_nested_as_frames_nest(detail):
     _nested_loop()
-    src = viz.to_dot(tf.get_default_graph(), legend=False).source
-    labels = re.findall(r'label="frame (\S+)', src)
+    src = viz.to_dot(tf.get_default_graph(), legend=False, detail=detail).source
+    labels = re.findall(r'label="frame ([^"\\\n]+)', src)
     assert labels == ["while/while_context", "while/while/while_context"]
-    outer_start = src.index("subgraph cluster_")
-    inner_start = src.index("subgraph cluster_", outer_start + 1)
+    outer_start = src.index('subgraph "cluster_frame_while.while_context"')
+    inner_start = src.index('subgraph "cluster_frame_while.while.while_context"', outer_start + 1)
     outer_end = src.rindex("}")
     assert outer_start < inner_start < outer_end
-    assert "parallel_iterations=10" in src
+    assert ("parallel_iterations=10" in src) == (detail == "all")  # TensorFlow's default, said at "all"
 
 
 def test_each_primitive_has_its_own_shape():
     tf.while_loop(lambda i: i < 3, lambda i: i + 1, [0])
-    src = viz.to_dot(tf.get_default_graph(), legend=False).source
+    src = viz.to_dot(tf.get_default_graph(), legend=False, detail="all").source
     for kind, shape in [("Enter", "invhouse"), ("Exit", "house"), ("Merge", "invtrapezium"),
                         ("Switch", "trapezium"), ("NextIteration", "cds"), ("LoopCond", "diamond")]:
         line = next(x for x in src.splitlines() if f'label={kind} ' in x or f'label="{kind}"' in x)
@@ -66,10 +67,12 @@ def test_trace_view_keeps_layout_and_greys_dead_nodes():
     plain = viz.to_dot(g).source
     step = viz.to_dot(g, step="while/Merge", dead={"while/Exit"}, fired={"while/Merge"}, values={"while/Merge": "0"})
     assert step.source.count("->") == plain.count("->")
-    exit_line = next(x for x in step.source.splitlines() if "Exit" in x and "label=Exit" in x)
+    exit_line = next(x for x in step.source.splitlines() if 'id="o_while.Exit"' in x)
     assert "#eeeeee" in exit_line
-    merge_line = next(x for x in step.source.splitlines() if "label=Merge" in x)
+    merge_line = next(x for x in step.source.splitlines() if 'id="o_while.Merge"' in x)
     assert "penwidth=3" in merge_line and "xlabel=0" in merge_line
+    const_step = viz.to_dot(g, step="while/add/y")  # a constant folded into `add`: `add` lights up
+    assert "penwidth=3" in next(x for x in const_step.source.splitlines() if 'id="o_while.add"' in x)
 
 
 def test_missing_dot_gives_one_message_and_dot_text(monkeypatch):

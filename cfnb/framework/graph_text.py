@@ -42,7 +42,8 @@ def value_text(value):
 
 def op_to_text(op):
     args = [_tensor_ref(t) for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs]
-    attrs = {k: v for k, v in sorted(op.attr.items()) if k not in _HIDDEN_ATTRS and v is not None}
+    attrs = {k: v for k, v in sorted(op.attr.items())
+             if k not in _HIDDEN_ATTRS and not k.startswith("_cfnb_") and v is not None}  # _cfnb_: names to draw
     if op.type == "Const":
         attrs = {"value": value_text(op.get_attr("value"))}
     attr_text = (" {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}") if attrs else ""

@@ -22,6 +22,12 @@ so nothing of an untaken branch (or of an iteration the predicate ends) can fire
 the loop's frame. One `output` Identity per result, and an `output_control_node` NoOp where the call was
 a control input of something (If/Case's branch_executed, the body's NextIterations). TensorFlow names
 them `Func/<call>/input_control_node/_N`; cfnb drops the `/_N` counters, as it does for every lowered name.
+
+The student's names (cfnb's own attrs, no TensorFlow counterpart): a `While` the `%%whileloop` magic built carries
+`_cfnb_var_names` (one Python name per loop input), an `If` `_cfnb_out_names` (one per output). Lowering copies
+each name onto the primitives that carry that value (`_cfnb_var_name` on its Enter, Merge, Switch, NextIteration
+and Exit; on an If's output Merge), so a drawing can say that `while/merge_1` is `x`. Like TensorFlow's
+`_`-prefixed attrs they do not change what runs, and `graph.as_text()` leaves them out.
 """
 
 from ..framework import dtypes
@@ -30,6 +36,24 @@ from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops
 
 FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase")
+VAR_NAME, VAR_NAMES, OUT_NAMES = "_cfnb_var_name", "_cfnb_var_names", "_cfnb_out_names"
+
+
+def names_of(op, key, count):
+    """The student's names a functional op carries under `key`, one per input (or output): a list of `count`
+    strings or Nones. A While's list may leave out the loop counter and limit (its first two inputs)."""
+    names = [n.decode() if isinstance(n, bytes) else n for n in (op.attr.get(key) or [])]
+    if len(names) == count - 2 and op.type in ("While", "StatelessWhile"):
+        names = [None, None] + names
+    return names + [None] * (count - len(names)) if len(names) <= count else names[:count]
+
+
+def carry_name(name, ops):
+    """Mark the primitives that carry one named value with the name (`_cfnb_var_name`)."""
+    if name:
+        for op in ops:
+            if op is not None:
+                op._set_attr(VAR_NAME, name)
 
 
 def has_functional_ops(graph):
@@ -191,6 +215,8 @@ class _Lowering:
             else_out, else_done = self.inline(op.get_attr("else_branch"), [s[0] for s in switches], name + "/else",
                                               [pivot_f.op], op, control_outputs=True)
             outputs = [control_flow_ops.merge([t, e], name="output")[0] for t, e in zip(then_out, else_out)]
+            for out, student in zip(outputs, names_of(op, OUT_NAMES, len(outputs))):
+                carry_name(student, [out.op])
             executed = control_flow_ops.merge([pivot_t, pivot_f], name="branch_executed")[0]
             executed.op._add_control_input(then_done)
             executed.op._add_control_input(else_done)
@@ -262,6 +288,11 @@ class _Lowering:
                     nxt = control_flow_ops.next_iteration(b, name="next_iteration")
                     nxt.op._add_control_input(body_done)
                     m.op._update_input(1, nxt)
+            for k, student in enumerate(names_of(op, VAR_NAMES, len(inputs))):
+                column = [enters[k].op]
+                if switches[k] is not None:
+                    column += [merges[k].op, merges[k].op.inputs[1].op, switches[k][0].op, exits[k].op]
+                carry_name(student, column)
             executed = g.create_op("NoOp", [], name="LoopExecuted")
             for x in exits:
                 if x is not None:

@@ -17,12 +17,17 @@ once. The rebuilt loops are those `while_loop` would have built from the same fu
 A control input on a `While`/`If` (an ordering edge: a print before the loop) becomes control
 dependencies of Identity ops on the loop's inputs; an edge *from* one is taken from a NoOp that
 waits for all its outputs (`group`).
+
+The student's names a `While`/`If` carries (`_cfnb_var_names`, `_cfnb_out_names`; see lowering.py) are copied
+onto the rebuilt loop's Enter/Merge/Switch/NextIteration/Exit (and the Identity that reads Switch:1) and onto
+the cond's output Merges, as `_cfnb_var_name`, for the drawings.
 """
 from ..framework.ops import Graph, control_dependencies
 from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops, control_flow_v2_toggles
 from ..ops import cond as cond_lib
 from ..ops import while_loop as while_loop_lib
+from .lowering import OUT_NAMES, VAR_NAMES, carry_name, names_of
 
 _WHILE = ("While", "StatelessWhile")
 _IF = ("If", "StatelessIf")
@@ -159,8 +164,12 @@ class _Copier:
                                              parallel_iterations=op.get_attr("parallel_iterations"), name=name,
                                              return_same_structure=True,
                                              swap_memory=getattr(body_fg, "swap_memory", False))
-        enter = next(o for o in self.graph.get_operations()[start:] if o.type == "Enter")
+        made = self.graph.get_operations()[start:]
+        enter = next(o for o in made if o.type == "Enter")
         self.result.frames[enter.get_attr("frame_name")] = op
+        names = names_of(op, VAR_NAMES, len(inputs))
+        for j, t in zip(carried, result):
+            carry_name(names[j], _v1_column(t.op, made))
         outputs = [None] * len(op.outputs)
         for j, t in zip(carried, result):
             outputs[j] = t
@@ -177,7 +186,20 @@ class _Copier:
                                         lambda: self.call(else_fg, dict(zip(else_fg.inputs, inputs))),
                                         strict=True, name=name)
         outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        for t, student in zip(outputs, names_of(op, OUT_NAMES, len(outputs))):
+            carry_name(student, [t.op] if t.op.type == "Merge" else [])
         return outputs, ("outputs", outputs)
+
+
+def _v1_column(exit_op, made):
+    """The primitives of one v1 loop variable, found from its Exit: Exit <- Switch <- Merge <- (Enter,
+    NextIteration), and the Identity reading Switch:1 (WhileContext's order)."""
+    if exit_op.type != "Exit":
+        return []
+    switch = exit_op.inputs[0].op
+    merge = switch.inputs[0].op
+    identity = [o for o in made if o.type == "Identity" and o.inputs and o.inputs[0] is switch.outputs[1]]
+    return [exit_op, switch, merge, *(t.op for t in merge.inputs), *identity]
 
 
 def _feeds_only_a_dropped_counter(op):

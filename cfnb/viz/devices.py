@@ -1,92 +1,14 @@
-"""Pictures of a partitioned run: the partition graphs, one cluster per device, and a device timeline.
+"""A device timeline: the firings of a traced run as bars on one row per device.
 
-`partitions_to_dot(meta.partition_graphs)` draws what `RunOptions(output_partition_graphs=True)` returned:
-each device's nodes in a cluster of their own, the primitives in the shapes of dot.py, every `_Send` linked
-to its `_Recv` by a bold red edge (they share a `tensor_name`), and the `_cloop` nodes of the control loops
-partitioning added drawn dashed, so the whitepaper's figure (a device running a loop body on behalf of the
-device holding the predicate) can be seen. The source is deterministic.
-
-`Timeline(trace)` lays the firings of a traced run out as bars, one row per device, time running right:
-where two rows have bars at the same moment, the devices were working at once. `overlap()` is the
-fraction of the run during which at least two devices were inside a firing.
+`Timeline(trace)` lays the firings out, time running right: where two rows have bars at the same moment, the
+devices were working at once. `overlap()` is the fraction of the run during which at least two devices were
+inside a firing. The partition graphs themselves are drawn by partitions.py (re-exported here).
 """
 import html
 
-from ..framework.device_spec import parse_device
-from .dot import GraphView, new_digraph, style_for
+from .partitions import DEVICE_COLORS, partitions_to_dot, short_name, show_partitions
 
-TRANSFER_STYLE = {
-    "_Send": {"shape": "rarrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
-    "_Recv": {"shape": "larrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
-    "_HostRecv": {"shape": "larrow", "style": "filled", "fillcolor": "#ffe599", "color": "#bf9000"},
-    "_Arg": {"shape": "cds", "style": "filled", "fillcolor": "#eeeeee", "color": "#999999"},
-    "_Retval": {"shape": "cds", "style": "filled", "fillcolor": "#eeeeee", "color": "#999999"},
-}
-DEVICE_COLORS = ["#3d85c6", "#e69138", "#6aa84f", "#a64d79", "#bf9000", "#674ea7"]
-
-
-def short_name(device):
-    """`/job:localhost/replica:0/task:0/device:CPU:1` -> `CPU:1`."""
-    fields = parse_device(device) if device else {}
-    return f"{fields['device_type']}:{fields.get('device_index', '*')}" if "device_type" in fields else device
-
-
-def _attrs(node):
-    attrs = dict(TRANSFER_STYLE[node.op]) if node.op in TRANSFER_STYLE else style_for(node.op)
-    if node.name.startswith("_cloop"):
-        attrs["style"] = "filled,dashed"
-        attrs["penwidth"] = "2"
-    label = node.name.split("/")[-1] if node.op in ("_Send", "_Recv", "_HostRecv") else node.name
-    if node.op in ("_Send", "_Recv", "_HostRecv"):
-        label = f"{node.op}\n{node.attr.get('_src', '')}"
-    elif node.name.startswith("_cloop"):
-        label = f"control loop\n{node.op}"
-    elif not label.split("/")[-1].startswith(node.op):
-        label = f"{label}\n{node.op}"
-    attrs["label"] = label
-    attrs["tooltip"] = f"{node.name} ({node.op}) on {node.device}"
-    return attrs
-
-
-def partitions_to_dot(partition_graphs, title=None):
-    """A deterministic `graphviz.Digraph`: one cluster per device, Send->Recv edges across them."""
-    dot = new_digraph("partitions", title, "partition graphs")
-    ids = {}
-    for k, pg in enumerate(partition_graphs):
-        for node in pg.node:
-            ids[(k, node.name)] = f"d{k}n{len(ids)}"
-    sends = {}
-    for k, pg in enumerate(partition_graphs):
-        color = DEVICE_COLORS[k % len(DEVICE_COLORS)]
-        with dot.subgraph(name=f"cluster_device_{k}") as sub:
-            sub.attr(label=short_name(pg.device), style="rounded", color=color, fontcolor=color, penwidth="2")
-            for node in pg.node:
-                sub.node(ids[(k, node.name)], **_attrs(node))
-                if node.op == "_Send":
-                    sends[node.attr["tensor_name"]] = ids[(k, node.name)]
-        for node in pg.node:
-            for ref in node.input:
-                control = ref.startswith("^")
-                name, _, port = ref.lstrip("^").partition(":")
-                src = ids.get((k, name))
-                if src is None:
-                    continue
-                attrs = {"style": "dashed", "color": "#999999"} if control else {}
-                if port:
-                    attrs["taillabel"] = port
-                dot.edge(src, ids[(k, node.name)], **attrs)
-    for k, pg in enumerate(partition_graphs):
-        for node in pg.node:
-            if node.op in ("_Recv", "_HostRecv") and node.attr["tensor_name"] in sends:
-                dot.edge(sends[node.attr["tensor_name"]], ids[(k, node.name)], color="#cc0000", penwidth="2",
-                         style="bold", tooltip=node.attr["tensor_name"])
-    return dot
-
-
-def show_partitions(partition_graphs, title=None):
-    """A displayable view of the partitions (SVG, with a short deterministic text/plain)."""
-    sizes = ", ".join(f"{short_name(pg.device)}: {len(pg.node)} nodes" for pg in partition_graphs)
-    return GraphView(partitions_to_dot(partition_graphs, title), f"<cfnb partitions: {sizes}>")
+__all__ = ["Timeline", "partitions_to_dot", "short_name", "show_partitions"]
 
 
 class Timeline:

@@ -64,7 +64,7 @@ def timeline_rows(trace, frames=None):
     return out
 
 
-def trace_timeline(trace, frames=None, step=None, title=None, max_rows=40, width=760):
+def trace_timeline(trace, frames=None, step=None, title=None, max_rows=40, width=756):
     """The trace as a picture: rows are frame instances × iterations, x is the step (time), each
     firing a tick coloured by its frame, dead firings grey; `step` draws a cursor there."""
     rows = timeline_rows(trace, frames)
