@@ -191,9 +191,10 @@ def _check_library(library):
     depth = {}
     for f in order:  # callees come first
         depth[f] = 1 + max((depth[c] for c in calls[f]), default=0)
-        if depth[f] > MAX_CALL_DEPTH:
-            raise ValueError(f"Function '{f}' nests function calls {depth[f]} deep; cfnb builds at most "
-                             f"{MAX_CALL_DEPTH}")
+    deepest = max(depth, key=depth.get, default=None)
+    if deepest is not None and depth[deepest] > MAX_CALL_DEPTH:
+        raise ValueError(f"Function '{deepest}' nests function calls {depth[deepest]} deep; cfnb builds at most "
+                         f"{MAX_CALL_DEPTH}")
     return signatures, functions
 
 

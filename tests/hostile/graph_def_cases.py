@@ -72,6 +72,9 @@ _PLUS_ONE = function("body", [("i", "DT_INT32")], [("out", "DT_INT32")],
                      + node("add", "AddV2", ("i", "one:output:0"), attr("T", "type: DT_INT32")),
                      {"out": "add:z:0"})
 
+_NESTED = [function(f"f{k}", [("i", "DT_INT32")], [("out", "DT_INT32")],
+                    while_node("inner", ("i",), "cond", f"f{k + 1}"), {"out": "inner:output:0"}) for k in range(70)]
+_NESTED.append(_PLUS_ONE.replace('name: "body"', 'name: "f70"', 1))
 _I0 = const("i0", 0, "DT_INT32", "int_val")
 _EARLY = "cfnb builds constants and functions when it imports a graph; TensorFlow finds this when the node runs"
 _RECURSIVE = "TensorFlow 2.21 imports it and crashes (SIGSEGV) running it"
@@ -147,6 +150,9 @@ CASES = {
     "while_bodies_call_each_other": Case(_I0 + while_node("w", ("i0",), "cond", "body")
                                          + library(_COND, _A_CALLS_B, _B_CALLS_A), ("body", "body2", "recursive"),
                                          fetch="w:0", refused=_RECURSIVE),
+    "functions_nested_71_deep": Case(_I0 + while_node("w", ("i0",), "cond", "f0") + library(_COND, *_NESTED),
+                                     ("f0", "71 deep"), refused="cfnb builds a function's graph when a node names it: "
+                                     "71 nested builds are refused before Python's recursion limit", run_tf=False),
     "while_body_not_in_library": Case(_I0 + while_node("w", ("i0",), "cond", "nowhere") + library(_COND),
                                       ("w", "Function nowhere is not defined"), fetch="w:0", refused=_EARLY),
     "function_ret_names_no_node": Case(_I0 + while_node("w", ("i0",), "cond", "body")
