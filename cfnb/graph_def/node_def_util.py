@@ -13,8 +13,7 @@ before anything runs: a node has at most `MAX_OUTPUTS` outputs, and a constant h
 GraphDef can hold; a TensorProto of 5 bytes may claim 10^10 elements, filled from its last value).
 """
 import functools
-
-import numpy as np
+import math
 
 from .protos import TYPE_NAMES, op_def, pb
 
@@ -193,7 +192,7 @@ def check_tensor(proto, node, dtype=None):
     shape = proto.tensor_shape
     if shape.unknown_rank or any(d.size < 0 for d in shape.dim):
         raise ValueError(f"Shape {_dims_text(shape)} is not fully defined for the value of {node_text(node.name)}")
-    size = int(np.prod([d.size for d in shape.dim], dtype=object)) if shape.dim else 1
+    size = math.prod(d.size for d in shape.dim)
     item = _ITEM_SIZE.get(name)
     if item is None and name != "DT_STRING":
         raise ValueError(f"Node '{node.name}': cfnb has no constant of TensorFlow's {name}")
@@ -215,12 +214,14 @@ def check_tensor(proto, node, dtype=None):
 
 
 def with_defaults(node, od):
-    """A copy of `node` with every attr its OpDef defaults filled in (TensorFlow's `AddDefaultsToNodeDef`)."""
+    """`node`, or a copy with the attrs its OpDef defaults filled in (TensorFlow's `AddDefaultsToNodeDef`)."""
+    missing = [a for a in od.attr if a.name not in node.attr and a.HasField("default_value")]
+    if not missing:
+        return node
     out = pb().NodeDef()
     out.CopyFrom(node)
-    for a in od.attr:
-        if a.name not in out.attr and a.HasField("default_value"):
-            out.attr[a.name].CopyFrom(a.default_value)
+    for a in missing:
+        out.attr[a.name].CopyFrom(a.default_value)
     return out
 
 
@@ -243,10 +244,19 @@ def _arg_types(args, node, kind):
     return types
 
 
-def check_node_def(node, od, num_data_inputs):
+def check_node_def(node, od, num_data_inputs, memo=None):
     """`(node with defaults, input types, output types)` of a NodeDef its OpDef accepts, else a ValueError in
-    TensorFlow's words (`ValidateNodeDef`, `InOutTypesForNode`)."""
+    TensorFlow's words (`ValidateNodeDef`, `InOutTypesForNode`). `memo` (a dict) remembers the verdict on each
+    (op, input count, attrs) already checked: a graph holds many nodes that differ only in their names and inputs,
+    and a constant only in its value, which is checked every time."""
     node = with_defaults(node, od)
+    key = None if memo is None else (od.name, num_data_inputs, tuple(sorted(
+        (k, v.SerializeToString(deterministic=True)) for k, v in node.attr.items()
+        if k != "value" or od.name != "Const")))
+    if key in (memo or ()):
+        if od.name == "Const":
+            check_tensor(node.attr["value"].tensor, node, node.attr["dtype"].type)
+        return (node, *memo[key])
     for a in od.attr:
         if a.name not in node.attr:
             raise ValueError(f"NodeDef missing attr '{a.name}' from {summarize_op_def(od)}; NodeDef: "
@@ -259,6 +269,8 @@ def check_node_def(node, od, num_data_inputs):
                          f"{num_data_inputs} inputs specified; {summarize_op_def(od)}; NodeDef: {node_text(node.name)}")
     if od.name == "Const":
         check_tensor(node.attr["value"].tensor, node, node.attr["dtype"].type)
+    if memo is not None:
+        memo[key] = (inputs, outputs)
     return node, inputs, outputs
 
 

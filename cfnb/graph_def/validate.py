@@ -42,8 +42,9 @@ def parse_input(text):
     return text, 0
 
 
-def _check_node(node, where, seen):
-    """Name, uniqueness and op of one NodeDef; its OpDef."""
+def _check_node(node, where, seen, memo):
+    """(node with defaults, input types, output types) of one NodeDef: its name, its op, its inputs' syntax and
+    everything its OpDef asks (node_def_util.check_node_def, which remembers verdicts in `memo`)."""
     if not _NAME.match(node.name):
         raise ValueError(f"Node '{node.name}'{where}: Node name contains invalid characters")
     if node.name in seen:
@@ -67,7 +68,7 @@ def _check_node(node, where, seen):
         elif control:
             raise ValueError(f"Node '{node.name}'{where}: Control dependencies must come after regular dependencies")
     data = sum(not t.startswith("^") for t in node.input)
-    node, inputs, outputs = check_node_def(node, od, data)
+    node, inputs, outputs = check_node_def(node, od, data, memo)
     if node.op == "StringFormat":
         placeholders = node.attr["template"].s.count(node.attr["placeholder"].s) if node.attr["placeholder"].s else -1
         if placeholders != data:
@@ -88,10 +89,11 @@ class CheckedGraphDef(NamedTuple):
 def check_graph_def(graph_def, mapped_types):
     """The CheckedGraphDef of a GraphDef fit to import, else a ValueError naming the node and what is wrong.
     `mapped_types` gives the DataType of each `input_map` key (`"a:0"`)."""
-    signatures, functions = _check_library(graph_def.library)
+    memo = {}
+    signatures, functions = _check_library(graph_def.library, memo)
     nodes, types, seen = {}, {}, set()
     for node in graph_def.node:
-        checked, inputs, outputs = _check_node(node, "", seen)
+        checked, inputs, outputs = _check_node(node, "", seen, memo)
         nodes[node.name], types[node.name] = checked, (inputs, outputs)
     for name, node in nodes.items():
         _check_inputs(node, types, mapped_types)
@@ -166,7 +168,7 @@ def _types(types):
 
 
 # --- the function library -------------------------------------------------------------------------------------------
-def _check_library(library):
+def _check_library(library, memo):
     """({function name: (input types, output types)}, {function name: checked NodeDefs}) of a library fit to build,
     else a ValueError."""
     signatures, calls, functions = {}, {}, {}
@@ -182,7 +184,7 @@ def _check_library(library):
                                  f"{type_name(arg.type) if arg.type else arg.type_attr or arg.type_list_attr}")
         signatures[sig.name] = ([a.type for a in sig.input_arg], [a.type for a in sig.output_arg])
     for fdef in library.function:
-        calls[fdef.signature.name], functions[fdef.signature.name] = _check_function(fdef, signatures)
+        calls[fdef.signature.name], functions[fdef.signature.name] = _check_function(fdef, signatures, memo)
     names = list(signatures)
     order, unordered = topological_order(names, lambda f: calls[f])
     if unordered:
@@ -198,14 +200,14 @@ def _check_library(library):
     return signatures, functions
 
 
-def _check_function(fdef, signatures):
+def _check_function(fdef, signatures, memo):
     """(the functions `fdef` calls, its checked NodeDefs), once its nodes, inputs and `ret` are checked."""
     sig = fdef.signature
     where = f" (in function '{sig.name}')"
     args = {a.name: a.type for a in sig.input_arg}
     nodes, seen = {}, set(args)
     for node in fdef.node_def:
-        checked, inputs, outputs = _check_node(node, where, seen)
+        checked, inputs, outputs = _check_node(node, where, seen, memo)
         nodes[node.name] = (checked, inputs, outputs)
     callees = set()
     for name, (node, inputs, outputs) in nodes.items():

@@ -131,3 +131,22 @@ def test_print_exports_as_tensorflows_string_format_and_prints_the_same_after_im
     with cfnb.Session(graph=again) as sess:
         sess.run(again.get_operation_by_name(p.name))
     assert capsys.readouterr().err == original == "x is | [1.5 -2] | and {} stays | [1.5, 'a']\n"
+
+
+@pytest.mark.timeout(60)
+def test_a_node_like_one_already_checked_is_still_checked_for_its_own_value_and_inputs():
+    """Import remembers the verdict on each (op, input count, attrs): a second Const with the same attrs still has
+    its own value checked, and a second AddV2 with one input fewer is still refused."""
+    good = cases.const("a", 1.0) + cases.const("b", 2.0)
+    bad_value = cases.node("c", "Const", (), cases.attr("dtype", "type: DT_FLOAT"),
+                           cases.attr("value", "tensor { dtype: DT_FLOAT tensor_shape { dim { size: -5 } } }"))
+    add = cases.node("s", "AddV2", ("a", "b"), cases.attr("T", "type: DT_FLOAT"))
+    short = cases.node("t", "AddV2", ("a",), cases.attr("T", "type: DT_FLOAT"))
+    for text, keys in ((good + bad_value, ("c", "-5")), (good + add + short, ("t", "inputs"))):
+        with cfnb.Graph().as_default(), pytest.raises(ValueError) as info:
+            cfnb.import_graph_def(_parse(cases.Case(text, ())), name="")
+        assert all(key in _message(info.value) for key in keys), _message(info.value)
+    with cfnb.Graph().as_default() as graph:
+        cfnb.import_graph_def(_parse(cases.Case(good + add, ())), name="")
+    with cfnb.Session(graph=graph) as sess:
+        assert sess.run("s:0") == 3.0
