@@ -1,16 +1,21 @@
 # Two commands for a fresh Debian/Ubuntu machine (see README):
 #   make test   set everything up, then run every test (unit tests, conformance, nbval notebooks)
 #   make lab    set everything up, then open the course in JupyterLab
+#   make book   set everything up, then build the course as a static website in build/book/
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: test lab setup dot chromium conformance bench lint clean
+.PHONY: test lab book book-js setup dot chromium conformance bench lint clean
 
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[test]"
+	touch $@
+
+$(VENV)/.installed-book: $(VENV)/.installed-test
+	$(PY) -m pip install -q -e ".[test,book]"
 	touch $@
 
 $(VENV)/.installed-lab: $(VENV)/.installed-test
@@ -32,21 +37,32 @@ chromium:
 	    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "Chromium is missing, so the browser test will be skipped: run 'sudo apt-get install chromium'"; fi; }
 
-setup: $(VENV)/.installed-test dot chromium
+# The scripts the course site serves to render its widgets (RequireJS, ipywidgets' html-manager), fetched once
+# from the npm registry with npm (tools/vendor_book_js.py); the site itself never fetches anything.
+book-js: $(VENV)/.installed-test
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
+	  else echo "npm is missing (the course site fetches its widget scripts with it once): run 'sudo apt-get install npm'"; exit 1; fi; }
+	$(PY) tools/vendor_book_js.py
+
+setup: $(VENV)/.installed-book dot chromium book-js
 
 test: setup
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-# As root (a container) JupyterLab needs --allow-root; without a display it cannot open a browser, so it
-# prints the URL with its token (open it in a browser on this machine, or through an SSH tunnel).
+# tools/lab.py serves the repository's root (so the notebooks' links to docs/ work), opens the first chapter,
+# turns JupyterLab's first-start news pop-up off in this environment's settings, and passes --allow-root as
+# root and --no-browser without a display (then it prints the URL with its token to open in a browser).
 lab: $(VENV)/.installed-lab dot
-	@flags=""; \
-	if [ "$$(id -u)" = 0 ]; then flags="$$flags --allow-root"; fi; \
-	if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ "$$(uname)" != Darwin ]; then flags="$$flags --no-browser"; \
-	  echo "No display: open the URL with its token, printed below, in a browser."; fi; \
-	echo "$(VENV)/bin/jupyter lab$$flags notebooks/"; \
-	exec $(VENV)/bin/jupyter lab $$flags notebooks/
+	exec $(PY) tools/lab.py
+
+# The course as a static website: the committed notebooks (never executed here), the README's course table as
+# the front page, the reading guide as an appendix; every warning and broken reference fails the build.
+book: $(VENV)/.installed-book dot book-js
+	$(PY) -m sphinx -W --keep-going -n -q -b html -c docs -d build/.book-doctrees . build/book
+	@echo "The course site is in build/book/: open file://$(CURDIR)/build/book/index.html in a browser"
 
 conformance: setup
 	$(PY) ../shared/conformance/run.py

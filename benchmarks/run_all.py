@@ -8,6 +8,7 @@ import platform
 import sys
 
 import graph_size
+import magic_item_assignment
 import magic_loop
 import memory_swap
 import numpy as np
@@ -43,6 +44,7 @@ def main():
     ok &= rnn_forward.main()
     ok &= rnn_backward.main()
     ok &= magic_loop.main()
+    ok &= magic_item_assignment.main()
     ok &= two_devices.main()
     ok &= memory_swap.main()
     ok &= graph_size.main()

@@ -59,7 +59,7 @@ class WhileLoopResult:
         return viz.plot_memory(self.memory_timeline, title="%%whileloop --swap-memory")
 
     def explorer(self):
-        """The ipywidgets explorer (made once, then reused)."""
+        """The explorer widget (made once, then reused; each further display shows a copy)."""
         if self._explorer is None:
             from .explorer import Explorer
             self._explorer = Explorer(self)
@@ -81,10 +81,8 @@ class WhileLoopResult:
         return f"<whileloop ({self.form}): {names}{grads}>"
 
     def _repr_mimebundle_(self, include=None, exclude=None):
+        """The explorer (its widget, and the HTML that shows where no widget renders), with this text."""
         bundle = dict(self.explorer()._repr_mimebundle_(include=include, exclude=exclude) or {})
-        svg = self.explorer().svg("lowered", 0)
-        if svg.startswith("<svg"):
-            bundle["image/svg+xml"] = svg
         bundle["text/plain"] = repr(self)
         return bundle
 

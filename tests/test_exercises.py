@@ -26,6 +26,11 @@ def sides_swapped(p, a, b):
     return merge([af + bf, at * bt])
 
 
+def one_input_switched(p, a, b):  # right values and the untaken op skipped, but b reaches both branches unswitched
+    af, at = switch(a, p)
+    return merge([af * b, at + b])
+
+
 def with_tf_cond(p, a, b):
     return tf.cond(p, lambda: a + b, lambda: a * b)
 
@@ -36,10 +41,12 @@ CASES = {
     "01.exit_iteration": (10, [(9, "predicate is false")]),                     # iteration k starts with i = k
     "02.body_runs": (5, [(6, "1, 3")]),                                         # i = 1, 3, 5, 7, 9
     "02.constant_enter": (True, [(False, "is_constant=True")]),                 # n is only read
-    "03.switch_count": (4, [(3, "close"), (2, "plus the predicate")]),          # pred + x, z (true) + y (false)
+    # pred + x, z (true) + y (false); the text "4" is not the number 4
+    "03.switch_count": (4, [(3, "close"), (2, "plus the predicate"), ("4", "write it without quotes")]),
     "03.dead_branch": ("cond/Add", [("cond/Square", "5 < 2"), ("Add", "one of the two")]),
     "03.cond_by_hand": (cond_by_hand, [(both_branches_run, "ran too"), (sides_swapped, "output 1"),
-                                        (with_tf_cond, "without tf.cond"), (42, "the function itself")]),
+                                        (with_tf_cond, "without tf.cond"), (42, "the function itself"),
+                                        (one_input_switched, "but b reaches a branch without a Switch")]),
     "04.merge_firings": (6, [(5, "once more"), (10, "once per iteration")]),    # iterations 0..5
     "04.dead_port": (1, [(0, "output 1 when the predicate is true")]),          # the body side at the exit
     # one per outer iteration, and one more for the last (dead) one: a dead Enter still creates its child frame
@@ -50,11 +57,12 @@ CASES = {
                                                               ("Switch", "dict")]),
     "05.untaken": ((0.0, 2.0), [((6.0, 2.0), "did not run"), ((0.0, 1.0), "2x"), (3, "pair")]),
     "06.stack_count": (1, [(2, "changes from iteration")]),                     # v only; w is invariant
-    "06.pop_order": ([18.0, 6.0, 2.0], [([2.0, 6.0, 18.0], "forward loop pushes"), ([54.0], "reverse")]),
+    "06.pop_order": ([18.0, 6.0, 2.0], [([2.0, 6.0, 18.0], "forward loop pushes"), ([54.0], "reverse"),
+                                        (["18", "6", "2"], "is text")]),
     "06.peak_bytes": (12, [(4, "How many are on the stack")]),                  # 3 float32 scalars
     "07.outputs": ((3, 4), [((1, 2), "counter and maximum_iterations"), ((3, 3), "adds outputs")]),
     "07.counter": (2, [(16, "not v")]),                                         # 2 -> 4 -> 16
-    "07.second_derivative": (48.0, [(32.0, "twice")]),                          # d2(x^4) = 12 x^2 at 2
+    "07.second_derivative": (48.0, [(32.0, "twice"), ("48", "is text")]),       # d2(x^4) = 12 x^2 at 2
     # total, i (assigned in the body) + counter, maximum_iterations (while_v2) + n (captured)
     "08.loop_vars": (5, [(4, "n is read"), (3, "two loop variables of its own"), (9, "count the loop variables")]),
     "08.float32_tolerance": ((100, 4), [((4, 4), "24-bit"), ((100, 6), "doubles the correct digits")]),
@@ -97,3 +105,21 @@ def test_no_answer_repeats_the_question():
 def test_unknown_exercise_names_the_known_ones():
     with pytest.raises(KeyError, match="03.switch_count"):
         check("99.nothing", 1)
+
+
+def test_numbers_are_numbers():
+    import numpy as np
+    assert check("03.switch_count", np.int64(4)).ok and check("03.switch_count", 4.0).ok
+    for answer in ("4", True, [4]):
+        verdict = check("03.switch_count", answer)
+        assert not verdict.ok and "How many Switch ops" in verdict.message, answer
+
+
+def test_feedback_is_prose_that_wraps_at_words_with_plain_text_beside_it():
+    verdict = check("03.switch_count", 3)
+    html = verdict._repr_html_()
+    assert html.startswith('<div class="cfnb-verdict"') and "white-space:normal" in html
+    assert "word-break:normal" in html and "monospace" not in html and "<pre" not in html
+    assert "<b" in html and "✗ Not yet.</b>" in html and "close: you counted" in html
+    assert repr(verdict).startswith("✗ Not yet. close: you counted")  # the text/plain fallback
+    assert "<code>af, at = switch(a, p)</code>" in check("03.cond_by_hand", lambda p, a, b: a + b)._repr_html_()

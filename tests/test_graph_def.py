@@ -206,13 +206,13 @@ def test_imported_functional_graph_steps_in_the_explorer():
     lowered = lower_functional_ops(graph).graph
     result = WhileLoopResult("functional", graph, graph, lowered, got, {}, lambda: (meta.trace, meta.memory))
     explorer = Explorer(result)
-    assert explorer.slider.max == len(meta.trace) - 1
+    assert explorer.last_step == len(meta.trace) - 1
     merges = [f.step for f in meta.trace if f.op_type == "Merge" and f.frame]
-    explorer.slider.value = merges[-1]
-    caption = explorer.caption.value
+    explorer.step = merges[-1]
+    caption = explorer.caption
     assert "Merge" in caption and f"iteration {meta.trace[merges[-1]].iteration}" in caption
-    explorer.view.value = "functional"
-    assert "StatelessWhile" in explorer.shown_svg
+    explorer.view = "functional"
+    assert "StatelessWhile" in explorer.shown_svg and explorer.highlighted is not None
 
 
 def test_unknown_op_is_refused_with_op_and_node():

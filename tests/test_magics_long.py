@@ -33,8 +33,8 @@ def test_a_run_does_not_record_a_trace_and_the_trace_is_a_bounded_rerun(clean, c
     assert result._trace is None  # nothing traced yet: the run took the static schedule
     assert len(result.trace) == 500 and result.trace.truncated
     assert capsys.readouterr().out == ""  # the traced re-run's prints are silenced
-    result.explorer().view.value = "lowered"
-    assert "the trace holds the first 500 firings of a longer run" in result.explorer().caption.value
+    result.explorer().view = "lowered"
+    assert "the trace holds the first 500 firings of a longer run" in result.explorer().caption
     assert clean.user_ns["s"] == sum(range(2000))
 
 

@@ -28,6 +28,8 @@ NOTEBOOK_RE = re.compile(r"notebooks/\d\d_\w+\.ipynb")
 TF_RE = re.compile(r"`(tensorflow/[\w/]+\.(?:py|cc|h))`")
 TOTAL_RE = re.compile(r"\*\*Total: ([\d,]+) lines\*\*")
 TABLE_ROW_RE = re.compile(r"^\| (\d+) \| .* \| (\d+) \| [\d, ]+ \|$", re.M)
+START_RE = re.compile(r"^## Start here · .*\((\d+) lines\)$", re.M)
+TINY = ROOT / "docs" / "tiny_executor.py"
 
 
 def _steps():
@@ -68,9 +70,9 @@ def _close(actual, stated, tolerance=TOLERANCE):
 
 
 def test_the_checker_finds_definitions_and_refuses_missing_ones():
-    assert _definition_span("cfnb/runtime/executor.py", "Executor.run") > 20
+    assert _definition_span("cfnb/runtime/executor.py", "ExecutorState.run") > 10
     assert _definition_span("cfnb/runtime/executor.py", "FrameState") > 5
-    assert _definition_span("cfnb/runtime/executor.py", "Executor.no_such_method") is None
+    assert _definition_span("cfnb/runtime/executor.py", "ExecutorState.no_such_method") is None
     assert _definition_span("cfnb/runtime/executor.py", "NoSuchClass") is None
     assert _definition_span("cfnb/no_such_module.py", "f") is None
 
@@ -126,11 +128,34 @@ def test_step_line_count_matches_the_code(number, stated, text):
     assert _close(actual, stated), f"step {number} reads {actual} lines of code; the reading guide says {stated}"
 
 
+def test_every_function_a_step_names_fits_on_a_screen():
+    """A step reads without detours: nothing it names is over 80 lines (steps 5, 6, 9 and 11 once named such)."""
+    long = {f"{p}::{n}": _definition_span(p, n) for p, n, _ in COUNTED_ITEMS if (_definition_span(p, n) or 0) > 80}
+    assert not long, f"the reading guide's steps name code over 80 lines: {long}"
+
+
 def test_the_counted_code_fits_the_budget():
     spans = {f"{p}::{n}": _definition_span(p, n) for p, n, _ in COUNTED_ITEMS}
     missing = [ref for ref, span in spans.items() if span is None]
     assert not missing, f"not defined: {missing}"
     assert sum(spans.values()) <= BUDGET
+
+
+def test_the_guide_starts_with_the_tiny_executor_and_states_its_length():
+    starts = list(START_RE.finditer(TEXT))
+    assert len(starts) == 1, "the guide must start with one 'Start here' section"
+    assert starts[0].start() < STEP_RE.search(TEXT).start(), "the tiny executor comes before step 1"
+    section = TEXT[starts[0].end():STEP_RE.search(TEXT).start()]
+    assert "](tiny_executor.py)" in section and "tests/test_tiny_executor.py" in section
+    stated, actual = int(starts[0].group(1)), len(TINY.read_text(encoding="utf-8").splitlines())
+    assert _close(actual, stated, tolerance=0.05), f"docs/tiny_executor.py is {actual} lines; the guide says {stated}"
+    assert actual <= 200, "the tiny executor is for one sitting"
+
+
+def test_chapter_04_links_the_tiny_executor():
+    nb = json.loads((ROOT / "notebooks" / "04_executor.ipynb").read_text(encoding="utf-8"))
+    markdown = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert any("](../docs/tiny_executor.py)" in m for m in markdown)
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS)

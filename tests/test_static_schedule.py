@@ -90,6 +90,35 @@ def test_well_formed_loops_compile_and_hand_built_oddities_fall_back():
     np.testing.assert_array_equal(sess.run(out), [2, 4])
 
 
+def test_a_loop_body_reading_a_non_constant_enter_is_stuck_on_both_paths():
+    """A non-constant Enter has a value in iteration 0 only: a body op reading it directly waits for ever in
+    iteration 1. The executor reports the stuck node; the static schedule must not quietly reuse the value."""
+    from cfnb.ops import control_flow_ops as cf
+    enter_i, enter_k = cf.enter(tf.constant(0), "foo", False), cf.enter(tf.constant(1), "foo", False)
+    merge_i = cf.merge([enter_i, enter_i])[0]
+    sw_f, sw_t = cf.switch(merge_i, cf.loop_cond(tf.less(merge_i, cf.enter(tf.constant(5), "foo", True))))
+    merge_i.op._update_input(1, cf.next_iteration(tf.add(sw_t, enter_k, name="needs_k")))
+    out = cf.exit(sw_f)
+    assert tf.Session()._executor([out], [], []).static is None
+    for static in (True, False):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"needs_k \(frame 'foo', iteration 1\)"):
+            run(out, static=static)
+
+
+def test_a_run_hands_back_the_schedule_that_ran_and_its_source():
+    r = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [0])
+    sess = tf.Session()
+    meta = tf.RunMetadata()
+    assert sess.run(r, run_metadata=meta) == 10
+    schedule = meta.static_schedule
+    assert "def run_root(feeds" in schedule.source and "while True:" in schedule.source
+    assert re.search(r"# @\d+$", schedule.source, re.M)  # kernel lines carry their node id
+    assert schedule.run([]) == [10]  # the source shown is the code that runs
+    traced = tf.RunMetadata()
+    sess.run(r, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=traced)
+    assert traced.static_schedule is None and len(traced.trace) > 0
+
+
 def test_static_kernel_errors_name_node_frame_and_iteration():
     ta = tf.TensorArray(tf.float32, size=2)
     _, ta = tf.while_loop(lambda i, ta: i < 3, lambda i, ta: (i + 1, ta.write(i, 1.0)), [0, ta])

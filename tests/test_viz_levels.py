@@ -124,7 +124,9 @@ def test_the_lesson_level_abstracts_rather_than_shrinks():
     assert m.width <= 960 and m.font_px >= 9
     assert 'overflow:auto' in prim.html() and prim.svg in prim.html()
     huge = viz.show(g, detail="primitives")
-    assert "text/html" not in huge._repr_mimebundle_()  # a level asked for is drawn as asked
+    shown = huge._repr_mimebundle_()
+    assert viz.measure(shown["image/svg+xml"]).width > 960  # a level asked for is drawn as asked,
+    assert 'overflow:auto' in shown["text/html"]  # in a box that scrolls (every picture's <img>: figure.py)
     prim.scroll = True  # what `lesson` sets when even `loops` is too wide
     bundle = viz.GraphView(prim.dot, "g", prim)._repr_mimebundle_()
     assert 'overflow:auto' in bundle["text/html"] and "data:image/svg+xml;base64," in bundle["text/html"]

@@ -6,7 +6,7 @@ to its start. TensorFlow orders such a graph by not letting a Merge wait for its
 any other cycle is an error. Every place in cfnb that needs "inputs before consumers" asks here: the importer
 (graph_def/importer.py), the lowering and its v1 rebuild (passes/lowering.py, passes/to_v1.py), the cycle check of the
 compiler (runtime/graph_compiler.py), the partitions (runtime/multi_device.py) and the static schedule's code
-generator (runtime/fastpath/codegen.py), which orders the units of one frame the same way.
+generator (runtime/fastpath/frame_graph.py), which orders the units of one frame the same way.
 
 The walk is Kahn's algorithm with a heap of positions, so it costs O(E + N log N) and ties keep the given order:
 a graph cfnb built comes back in creation order, and every pass sees the same order.

@@ -100,19 +100,36 @@ def slice_key(spec, tensor_slots, dynamic):
     return key
 
 
+def checked_key(spec, tensor_slots, dynamic, shape):
+    """`slice_key` for an array of `shape`, refusing an index out of bounds with TensorFlow's message."""
+    key = slice_key(spec, tensor_slots, dynamic)
+    for k, item in enumerate(key):
+        if isinstance(item, int):
+            d = shape[sum(1 for s in key[:k] if s is not None)]
+            if not -d <= item < d:
+                raise IndexError(f"slice index {item} of dimension {k} out of bounds.")
+    return tuple(key)
+
+
+def key_function(spec, tensor_slots):
+    """`checked_key` for one op's index, as a function of (dynamic values, shape). The common `a[i]` (one index, from
+    a tensor) skips the general walk: it is what a loop over an array reads and writes every step."""
+    if len(spec) == 1 and [tuple(s) for s in tensor_slots] == [(0, "index")]:
+        def single_index(dynamic, shape):
+            i, d = int(dynamic[0]), shape[0]
+            if not -d <= i < d:
+                raise IndexError(f"slice index {i} of dimension 0 out of bounds.")
+            return (i,)
+        return single_index
+    return lambda dynamic, shape: checked_key(spec, tensor_slots, dynamic, shape)
+
+
 def _strided_slice_kernel(op):
-    spec = op.get_attr("spec")
-    tensor_slots = op.get_attr("tensor_slots")
+    key = key_function(op.get_attr("spec"), op.get_attr("tensor_slots"))
 
     def strided_slice(x, *dynamic):
-        key = slice_key(spec, tensor_slots, dynamic)
         x = op_kernel_context.device_module().asarray(x)
-        for k, item in enumerate(key):
-            if isinstance(item, int):
-                d = x.shape[sum(1 for s in key[:k] if s is not None)]
-                if not -d <= item < d:
-                    raise IndexError(f"slice index {item} of dimension {k} out of bounds.")
-        return _as_value(x[tuple(key)])
+        return _as_value(x[key(dynamic, x.shape)])
     return strided_slice
 
 

@@ -11,8 +11,7 @@ import numpy as np
 
 from ..framework import dtypes, nest
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
-from ..framework.tensor_shape import as_shape
-from . import array_ops
+from . import array_ops, while_checks
 from . import control_flow_util as util
 from .array_ops import constant, fill, identity
 from .control_flow_ops import (
@@ -273,17 +272,12 @@ class WhileContext(ControlFlowContext):
 
     # --- building --------------------------------------------------------------------------
     def BuildLoop(self, pred, body, loop_vars, shape_invariants, return_same_structure=False):  # noqa: N802
+        """Build the loop in this context and return its Exits, packed as `loop_vars` (TensorFlow's
+        `WhileContext.BuildLoop`): TensorArrays travel as their flow tensors and are rebuilt around the Exits."""
         flat_orig_loop_vars = nest.flatten(loop_vars)
         flat_loop_vars = [to_flow_tensor(v) for v in flat_orig_loop_vars]
-        if shape_invariants is not None:
-            try:
-                nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-            except ValueError as e:
-                raise ValueError(f"while_loop '{self.label}': `shape_invariants` must have the structure of "
-                                 f"`loop_vars`.\n{e}") from None
-            flat_invariants = [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
-        else:
-            flat_invariants = None
+        flat_invariants = None if shape_invariants is None else \
+            while_checks.flat_shape_invariants(self.label, loop_vars, shape_invariants)
         try:
             self.Enter()
             original_body_result, exit_vars = self._BuildLoop(pred, body, loop_vars, flat_orig_loop_vars,
@@ -298,6 +292,9 @@ class WhileContext(ControlFlowContext):
         return packed_exit_vars[0] if len(exit_vars) == 1 else packed_exit_vars
 
     def _BuildLoop(self, pred, body, loop_vars, flat_orig_loop_vars, flat_loop_vars, invariants):  # noqa: N802
+        """Per loop variable Enter -> Merge -> Switch -> Identity -> (body) -> NextIteration, Exit on the Switch's
+        false side; the cond on the Merges, its LoopCond the predicate of every Switch (TensorFlow's
+        `WhileContext._BuildLoop`). Returns (the body's result as it returned it, the Exits)."""
         g = get_default_graph()
         # Known values are first the loop vars themselves (so outer contexts route them), then
         # only the Enters (TensorFlow's `_InitializeValues`, which replaces the set).
@@ -351,26 +348,13 @@ class WhileContext(ControlFlowContext):
         packed_vars_for_body = nest.pack_sequence_as(
             loop_vars, [from_flow_tensor(o, v) for o, v in zip(flat_orig_loop_vars, vars_for_body)])
         args = list(packed_vars_for_body) if is_arg_list(loop_vars) else [packed_vars_for_body]
-        body_result = body(*args)
-        if body_result is None:
-            raise ValueError(f"while_loop '{self.label}': `body` returned None; it must return the new values "
-                             f"of the loop variables.")
-        if not nest.is_nested(body_result):
-            body_result = [body_result]
-        try:
-            nest.assert_same_structure(list(packed_vars_for_body) if is_arg_list(loop_vars)
-                                       else [packed_vars_for_body],
-                                       list(body_result))
-        except ValueError as e:
-            raise ValueError(f"while_loop '{self.label}': `body` must return the structure of `loop_vars`.\n{e}"
-                             ) from None
-        original_body_result = body_result
-        result = [to_flow_tensor(v) for v in nest.flatten(body_result)]
+        original_body_result = while_checks.body_result(self.label, body(*args), args)
+        result = [to_flow_tensor(v) for v in nest.flatten(original_body_result)]
         if len(merge_vars) != len(result):
             raise ValueError(f"Number of inputs and outputs of 'body' are different: {len(merge_vars)}, "
                              f"{len(result)}")
-        for i, (m, v) in enumerate(zip(merge_vars, result)):
-            self._check_body_output(i, m, v, real_vars[i])
+        for i, (m, v) in enumerate(zip(merge_vars, result)):  # TensorFlow's _EnforceShapeInvariant
+            while_checks.check_body_output(self.label, i, real_vars[i], m.shape, v)
         for m, v in zip(merge_vars, result):
             _AddNextAndBackEdge(m, v)
         exit_vars = [exit(x[0]) for x in switch_vars]
@@ -379,42 +363,18 @@ class WhileContext(ControlFlowContext):
         return original_body_result, exit_vars
 
     def _SetShapeInvariants(self, input_vars, enter_vars, invariants):  # noqa: N802
+        """Each Enter takes its variable's shape invariant, which must admit the shape the variable enters with."""
         if invariants is None:
             return
-        for inp, var, shape in zip(input_vars, enter_vars, invariants):
-            if shape is None:
-                continue
-            if not shape_less_than_or_equal(inp.shape, shape):
-                raise ValueError(f"while_loop '{self.label}': The shape invariant specified for {inp.name} is not "
-                                 f"compatible with the initial shape of the loop variable. It enters the loop "
-                                 f"with shape {inp.shape}, but the specified shape invariant is {shape}.")
-            var._shape = shape
-
-    def _check_body_output(self, i, merge_var, next_var, input_t):
-        if next_var.dtype != merge_var.dtype:
-            raise TypeError(f"while_loop '{self.label}': Loop var {input_t.name} (loop variable #{i}) enters the "
-                            f"loop with type {merge_var.dtype} but has type {next_var.dtype} after 1 iteration. "
-                            f"{input_t.name} type should remain constant; add a cfnb.cast in the body.")
-        if not shape_less_than_or_equal(next_var.shape, merge_var.shape):
-            allowed = merge_var.shape.most_specific_compatible_shape(next_var.shape)
-            raise ValueError(f"while_loop '{self.label}': Input tensor '{input_t.name}' (loop variable #{i}) enters "
-                             f"the loop with shape {input_t.shape}, but has shape {next_var.shape} after one "
-                             f"iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
-                             f"argument of tf.while_loop to specify a less-specific shape, e.g. "
-                             f"{allowed!r} for this variable.")
+        while_checks.check_initial_shapes(self.label, input_vars, invariants)
+        for var, shape in zip(enter_vars, invariants):
+            if shape is not None:
+                var._shape = shape
 
 
 def is_arg_list(loop_vars):
     """`cond`/`body` take the loop vars as separate arguments when loop_vars is a list or tuple."""
     return isinstance(loop_vars, (list, tuple)) and not hasattr(type(loop_vars), "_fields")
-
-
-def shape_less_than_or_equal(shape1, shape2):
-    if shape2.ndims is None:
-        return True
-    if shape1.ndims != shape2.ndims:
-        return False
-    return all(d2 is None or d1 == d2 for d1, d2 in zip(shape1.as_list(), shape2.as_list()))
 
 
 def _AddNextAndBackEdge(m, v):  # noqa: N802

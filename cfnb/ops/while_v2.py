@@ -7,14 +7,16 @@ The op's inputs are `[loop_counter, maximum_iterations] + loop_vars + captures`:
   * a tensor the body captures from outside becomes an extra loop variable that the body passes
     through unchanged (a loop invariant).
 The cond and body are FuncGraphs in the graph's function library (`while_cond_3`, `while_body_4`).
+`while_loop` builds them in order: the loop variables (`_LoopVars`), the cond function (`_build_cond`), the body
+function (`_build_body`), their captures made loop variables (`_add_captures`), then the op itself.
 """
 from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import as_shape
-from . import array_ops, math_ops
-from .while_context import convert_loop_vars, is_arg_list, shape_less_than_or_equal
+from . import array_ops, math_ops, while_checks
+from .while_context import convert_loop_vars, is_arg_list
 
 
 def _while_infer(op):
@@ -40,132 +42,138 @@ def _rebuild(original, tensor):
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
                name=None, return_same_structure=False, back_prop=True, swap_memory=False):
+    """One `While` op (`StatelessWhile` when neither function touches state) that stands for the Python loop
+
+        i = 0
+        while (maximum_iterations is None or i < maximum_iterations) and cond(*loop_vars):
+            loop_vars = body(*loop_vars)
+            i += 1
+
+    (TensorFlow's `while_v2.while_loop`). Returns the final loop variables packed as `loop_vars`, each through
+    an Identity of the op's output, so that fetching one prunes the others once the op is lowered.
+    """
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
-        label = scope[:-1]
-        loop_vars = convert_loop_vars(loop_vars)
-        as_args = is_arg_list(loop_vars)
-        flat_orig = nest.flatten(loop_vars)
-        flat = [_flow_of(v) for v in flat_orig]
-        if shape_invariants is not None:
-            if as_args and len(flat_orig) == 1 and not nest.is_nested(shape_invariants):
-                shape_invariants = [shape_invariants]
-            try:  # while_v2.while_loop: nest.assert_same_structure(loop_vars, shape_invariants)
-                nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
-            except (ValueError, TypeError) as e:
-                raise type(e)(f"while_loop '{label}': `shape_invariants` must have the structure of "
-                              f"`loop_vars`.\n{e}") from None
-            invariants = [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
-        else:
-            invariants = [None] * len(flat)
-        shapes = [t.shape if inv is None else inv for t, inv in zip(flat, invariants)]
-        for t, inv in zip(flat, invariants):
-            if inv is not None and not shape_less_than_or_equal(t.shape, inv):
-                raise ValueError(f"while_loop '{label}': The shape invariant specified for {t.name} is not "
-                                 f"compatible with the initial shape of the loop variable. It enters the loop "
-                                 f"with shape {t.shape}, but the specified shape invariant is {inv}.")
+        loop = _LoopVars(scope, loop_vars, shape_invariants)
         if maximum_iterations is None:
             max_iter = array_ops.constant(-1, dtypes.int32, name="maximum_iterations")
         else:
             max_iter = convert_to_tensor(maximum_iterations, name="maximum_iterations")
             if max_iter.shape.ndims != 0:
-                raise ValueError(f"while_loop '{label}': 'maximum_iterations' must be a scalar. Received shape: "
+                raise ValueError(f"while_loop '{loop.label}': 'maximum_iterations' must be a scalar. Received shape: "
                                  f"{max_iter.shape}")
             max_iter = array_ops.cast(max_iter, dtypes.int32)
         counter = array_ops.constant(0, dtypes.int32, name="loop_counter")
-
-        def pack(tensors):
-            rebuilt = [_rebuild(o, t) for o, t in zip(flat_orig, tensors)]
-            packed = nest.pack_sequence_as(loop_vars, rebuilt)
-            return list(packed) if as_args else [packed]
-
-        # --- the cond function ---------------------------------------------------------------
-        cond_graph = FuncGraph(unique_function_name(g, scope, "cond"), g)
-        with cond_graph.as_default():
-            c_counter, c_max, c_vars = _add_loop_arguments(cond_graph, flat, shapes)
-            pred = cond(*pack(c_vars))
-            if isinstance(pred, bool) and maximum_iterations is not None:
-                pred = array_ops.constant(pred)  # maximum_iterations bounds the loop, as in TensorFlow
-            if isinstance(pred, bool):
-                raise TypeError(f"while_loop '{label}': `cond` returned the Python bool {pred}; it must return a "
-                                f"boolean tensor computed from the loop variables.")
-            pred = convert_to_tensor(pred)
-            if pred.dtype != dtypes.bool_:
-                raise TypeError(f"while_loop '{label}': `cond` must return a boolean tensor, but returned {pred.name} "
-                                f"of dtype {pred.dtype.name}.")
-            if pred.shape.ndims not in (None, 0):
-                if pred.shape.num_elements() == 1:
-                    pred = array_ops.reshape(pred, [])  # TensorFlow squeezes a [1] predicate
-                else:
-                    raise ValueError(f"while_loop '{label}': `cond` must return a scalar, but returned {pred.name} "
-                                     f"of shape {pred.shape}.")
-            if maximum_iterations is not None:
-                pred = math_ops.logical_and(math_ops.less(c_counter, c_max), pred)
-            cond_graph.outputs = [pred]
-
-        # --- the body function ---------------------------------------------------------------
-        body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
-        body_graph.swap_memory = bool(swap_memory)  # read by the gradient's accumulators (functional_grad.py)
-        with body_graph.as_default():
-            b_counter, b_max, b_vars = _add_loop_arguments(body_graph, flat, shapes)
-            for t in cond_graph.external_captures:  # cond's captures come first among the body's
-                body_graph.capture(t)
-            result = body(*pack(b_vars))
-            if result is None:
-                raise ValueError(f"while_loop '{label}': `body` returned None; it must return the new values of "
-                                 f"the loop variables.")
-            if not nest.is_nested(result):
-                result = [result]
-            expected = pack(b_vars)
-            try:
-                nest.assert_same_structure(list(expected), list(result))
-            except ValueError as e:
-                raise ValueError(f"while_loop '{label}': `body` must return the structure of `loop_vars`.\n{e}") \
-                    from None
-            outs = [body_graph.capture(convert_to_tensor(_flow_of(v))) for v in nest.flatten(result)]
-            for i, (inp, out, shape) in enumerate(zip(flat, outs, shapes)):
-                if out.dtype != inp.dtype:
-                    raise TypeError(f"while_loop '{label}': Loop var {inp.name} (loop variable #{i}) enters the loop "
-                                    f"with type {inp.dtype} but has type {out.dtype} after 1 iteration. {inp.name} "
-                                    f"type should remain constant; add a cfnb.cast in the body.")
-                if not shape_less_than_or_equal(out.shape, shape):
-                    allowed = shape.most_specific_compatible_shape(out.shape)
-                    raise ValueError(f"while_loop '{label}': Input tensor '{inp.name}' (loop variable #{i}) enters "
-                                     f"the loop with shape {inp.shape}, but has shape {out.shape} after one iteration. "
-                                     f"To allow the shape to vary across iterations, use the `shape_invariants` "
-                                     f"argument of tf.while_loop to specify a less-specific shape, e.g. {allowed!r} "
-                                     f"for this variable.")
-            body_graph.outputs = [b_counter + 1, b_max] + outs
-
-        # Captured tensors become loop variables the body passes through unchanged; the cond gets
-        # matching (unused) arguments so both functions take the same inputs.
-        captures = body_graph.external_captures
-        body_graph.outputs.extend(body_graph.internal_captures)
-        for t in captures:
-            cond_graph.capture(t)
-        cond_graph.inputs = [c_counter, c_max] + c_vars + [dict(cond_graph.captures)[t] for t in captures]
-        body_graph.inputs = [b_counter, b_max] + b_vars + body_graph.internal_captures
-
+        cond_graph = _build_cond(g, scope, loop, cond, maximum_iterations is not None)
+        body_graph = _build_body(g, scope, loop, body, cond_graph, swap_memory)
+        captures = _add_captures(cond_graph, body_graph)
         for fn_graph in (cond_graph, body_graph):
             g._add_function(fn_graph)
         stateful = cond_graph.is_stateful() or body_graph.is_stateful()
-        inputs = [counter, max_iter] + flat + captures
-        output_shapes = [as_shape([]), as_shape([])] + shapes + [t.shape for t in captures]
+        inputs = [counter, max_iter] + loop.flat + captures
+        output_shapes = [as_shape([]), as_shape([])] + loop.shapes + [t.shape for t in captures]
         with g.control_dependencies(cond_graph.control_captures + body_graph.control_captures):  # TF's while_v2
             op = g.create_op("While" if stateful else "StatelessWhile", inputs,
                              {"cond": cond_graph, "body": body_graph, "T": [t.dtype for t in inputs],
                               "output_shapes": output_shapes, "parallel_iterations": int(parallel_iterations),
                               "_lower_using_switch_merge": True, "_num_original_outputs": len(inputs)}, name=scope)
-        n = len(flat)
         # In a v1 graph every output goes through an Identity (as while_v2 does), so fetching one
         # output prunes the others once the While is lowered.
-        results = [array_ops.identity(t) for t in op.outputs][2:2 + n]
+        results = [array_ops.identity(t) for t in op.outputs][2:2 + len(loop.flat)]
         if not back_prop:
             results = [array_ops.stop_gradient(t) for t in results]
-        packed = nest.pack_sequence_as(loop_vars, [_rebuild(o, t) for o, t in zip(flat_orig, results)])
+        packed = loop.packed(results)
         if return_same_structure:
             return packed
-        return packed[0] if as_args and len(flat) == 1 else packed
+        return packed[0] if loop.as_args and len(loop.flat) == 1 else packed
+
+
+class _LoopVars:
+    """The loop variables of one loop: their structure, their flat tensors (a TensorArray's flow tensor in its
+    place), and the shape each keeps across iterations (its shape invariant, or its own shape)."""
+
+    def __init__(self, scope, loop_vars, shape_invariants):
+        self.label = scope[:-1]
+        self.structure = convert_loop_vars(loop_vars)
+        self.as_args = is_arg_list(self.structure)  # cond and body take the loop variables as separate arguments
+        self.flat_orig = nest.flatten(self.structure)
+        self.flat = [_flow_of(v) for v in self.flat_orig]
+        invariants = [None] * len(self.flat)
+        if shape_invariants is not None:
+            if self.as_args and len(self.flat_orig) == 1 and not nest.is_nested(shape_invariants):
+                shape_invariants = [shape_invariants]
+            invariants = while_checks.flat_shape_invariants(self.label, self.structure, shape_invariants)
+        self.shapes = [t.shape if inv is None else inv for t, inv in zip(self.flat, invariants)]
+        while_checks.check_initial_shapes(self.label, self.flat, invariants)
+
+    def packed(self, tensors):
+        """The loop variables' structure holding one tensor per flat loop variable (TensorArrays rebuilt)."""
+        return nest.pack_sequence_as(self.structure, [_rebuild(o, t) for o, t in zip(self.flat_orig, tensors)])
+
+    def pack(self, tensors):
+        """The arguments cond and body take: the loop variables as separate arguments, or their one structure."""
+        packed = self.packed(tensors)
+        return list(packed) if self.as_args else [packed]
+
+
+def _build_cond(g, scope, loop, cond, bounded):
+    """The cond function: (loop_counter, maximum_iterations, *loop variables) -> a scalar bool, ANDed with
+    `loop_counter < maximum_iterations` when the loop is `bounded`. Unlike v1's LoopCond, a predicate of one
+    element is squeezed to a scalar, as TensorFlow's while_v2 does."""
+    cond_graph = FuncGraph(unique_function_name(g, scope, "cond"), g)
+    with cond_graph.as_default():
+        counter, bound, loop_vars = _add_loop_arguments(cond_graph, loop.flat, loop.shapes)
+        pred = cond(*loop.pack(loop_vars))
+        if isinstance(pred, bool) and bounded:
+            pred = array_ops.constant(pred)  # maximum_iterations bounds the loop, as in TensorFlow
+        if isinstance(pred, bool):
+            raise TypeError(f"while_loop '{loop.label}': `cond` returned the Python bool {pred}; it must return a "
+                            f"boolean tensor computed from the loop variables.")
+        pred = convert_to_tensor(pred)
+        if pred.dtype != dtypes.bool_:
+            raise TypeError(f"while_loop '{loop.label}': `cond` must return a boolean tensor, but returned "
+                            f"{pred.name} of dtype {pred.dtype.name}.")
+        if pred.shape.ndims not in (None, 0):
+            if pred.shape.num_elements() != 1:
+                raise ValueError(f"while_loop '{loop.label}': `cond` must return a scalar, but returned {pred.name} "
+                                 f"of shape {pred.shape}.")
+            pred = array_ops.reshape(pred, [])  # TensorFlow squeezes a [1] predicate
+        if bounded:
+            pred = math_ops.logical_and(math_ops.less(counter, bound), pred)
+        cond_graph.outputs = [pred]
+        cond_graph.inputs = [counter, bound] + loop_vars  # the captures' arguments follow (_add_captures)
+    return cond_graph
+
+
+def _build_body(g, scope, loop, body, cond_graph, swap_memory):
+    """The body function: (loop_counter, maximum_iterations, *loop variables) -> (loop_counter + 1,
+    maximum_iterations, *new loop variables), each new value of its variable's dtype and shape."""
+    body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
+    body_graph.swap_memory = bool(swap_memory)  # read by the gradient's accumulators (functional_grad.py)
+    with body_graph.as_default():
+        counter, bound, loop_vars = _add_loop_arguments(body_graph, loop.flat, loop.shapes)
+        for t in cond_graph.external_captures:  # cond's captures come first among the body's
+            body_graph.capture(t)
+        result = while_checks.body_result(loop.label, body(*loop.pack(loop_vars)), loop.pack(loop_vars))
+        outs = [body_graph.capture(convert_to_tensor(_flow_of(v))) for v in nest.flatten(result)]
+        for i, (inp, out, shape) in enumerate(zip(loop.flat, outs, loop.shapes)):
+            while_checks.check_body_output(loop.label, i, inp, shape, out)
+        body_graph.outputs = [counter + 1, bound] + outs
+        body_graph.inputs = [counter, bound] + loop_vars
+    return body_graph
+
+
+def _add_captures(cond_graph, body_graph):
+    """The tensors the body captured become loop variables it passes through unchanged; the cond gets matching
+    (unused) arguments, so that both functions take the same inputs. Returns the captured outer tensors."""
+    captures = body_graph.external_captures
+    body_graph.outputs.extend(body_graph.internal_captures)
+    cond_arguments = list(cond_graph.inputs)  # the loop counter, the bound, the loop variables
+    for t in captures:
+        cond_graph.capture(t)
+    cond_graph.inputs = cond_arguments + [dict(cond_graph.captures)[t] for t in captures]
+    body_graph.inputs = body_graph.inputs + body_graph.internal_captures
+    return captures
 
 
 def _add_loop_arguments(func_graph, flat, shapes):

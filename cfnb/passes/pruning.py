@@ -8,8 +8,9 @@ are removed before execution. `prune()` returns both sides, so the course can sh
 from typing import NamedTuple
 
 
-def needed_ops(fetch_tensors, target_ops, feed_set):
-    """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds."""
+def needed_ops(fetch_tensors, target_ops, feed_set, inputs_of=None):
+    """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds. `inputs_of(op)`,
+    when given, is what an op reads instead of its own inputs (runtime/slice_update.py's fused updates)."""
     seen = set()
     stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
     while stack:
@@ -17,7 +18,7 @@ def needed_ops(fetch_tensors, target_ops, feed_set):
         if op in seen:
             continue
         seen.add(op)
-        for t in op._inputs:
+        for t in op._inputs if inputs_of is None else inputs_of(op):
             if t not in feed_set:
                 stack.append(t.op)
         # A control edge from a fed op waits for the feed instead (the op itself does not run).

@@ -1,10 +1,19 @@
-"""The tagged-token executor: TensorFlow's `PropagatorState`, in Python, rule for rule.
+"""The tagged-token executor: TensorFlow's `ExecutorState` and `PropagatorState`, in Python, rule for rule.
 
-A token is `(node, frame, iteration, is_dead)`. Frames are instances of a loop: one per (parent
-frame, parent iteration, frame name), so every outer iteration of a nested loop gets a fresh
-inner frame. Each iteration of a frame has its own input slots and pending/dead counts.
+Start with docs/tiny_executor.py: the same rules on one page, without the bookkeeping that makes them
+fast. This module is what runs every graph the static schedule (fastpath/) does not, and every traced run.
 
-The rules, with the TensorFlow function each one mirrors:
+A token is a node ready to fire, tagged with the frame instance and iteration its inputs arrived in: the
+tuple `(item, frame, iteration, is_dead)`, TensorFlow's `TaggedNode` (an exact tuple, not a NamedTuple:
+one is made and taken apart per firing, which CPython does on its fast path only for an exact tuple; a
+NamedTuple token cost a third more per firing). Frames are instances of a loop: one per (parent frame, parent
+iteration, frame name), so every outer iteration of a nested loop gets a fresh inner frame. Each
+iteration of a frame has its own input slots and pending/dead counts (`IterationState`).
+
+A run pops tokens from a FIFO ready queue. Each firing is two steps, as in TensorFlow:
+`ExecutorState.process` computes the node (`ExecutorState::Process`), and
+`ExecutorState.propagate_outputs` delivers its outputs and queues the successors that became ready
+(`PropagatorState::PropagateOutputs`). The rules, with the TensorFlow function each one mirrors:
   * a node runs when its pending count reaches 0 and is dead iff any input was dead; a dead node
     skips its kernel and all its outputs are dead (`ExecutorState::Process`);
   * a Merge runs on its first live input, and is dead only when every input is dead (or the
@@ -24,10 +33,10 @@ The rules, with the TensorFlow function each one mirrors:
 The run ends when no token is left. A fetch that never received a value is then reported with
 the nodes that were still waiting for inputs: a stuck graph raises, it never hangs.
 
-In a partitioned run (runtime/multi_device.py) each device's executor also has transfer nodes:
-`_Send` and `_Recv` run even when their token is dead, so deadness crosses devices
-(`ExecutorState::Process`, `is_transfer_node`); a Recv whose value has not arrived is parked, its
-token still outstanding, and comes back when the rendezvous delivers it (runtime/rendezvous.py).
+What this module leaves to others: a partitioned run's transfers, its inter-op pool and its cancellation
+(device_executor.py, a subclass of `ExecutorState`), the record of a traced run (trace.py), and the
+explanation of a run that went wrong (executor_errors.py). A graph with an item assignment that may write
+into its input (slice_update.py) has its input slots emptied after each firing (TensorFlow's `ClearInputs`).
 """
 import time
 from collections import deque
@@ -35,10 +44,11 @@ from collections import deque
 import numpy as np
 
 from ..framework import errors
-from ..framework.registry import get_op_def
-from .graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, SEND, SWITCH, TRIGGER
+from . import executor_errors
+from .graph_compiler import CONTROL, ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, SWITCH, TRIGGER
 
 _MISSING = object()
+PENDING = object()  # what `process` returns for a node that is not done yet (a Recv waiting for its Send)
 
 
 class IterationState:
@@ -80,213 +90,252 @@ class FrameState:
 
 
 class Executor:
-    """Runs one ExecutableGraph. Stateless between runs; `run` returns the fetched values."""
+    """Runs one ExecutableGraph (graph_compiler.py). Stateless between runs: each `run` makes the state of
+    that run, as TensorFlow's `ExecutorImpl` makes an `ExecutorState` per step."""
 
     def __init__(self, exe):
         self.exe = exe
-        self._diagnose = None  # a list while re-running to explain a missing fetch
-        self.transfers = None  # a rendezvous Endpoint when this executor runs one device's partition
+        self.steps = 0  # node firings of the last run
 
     def run(self, feed_values, trace=None, deadline=None, cancellation=None):
-        """The fetched values. `deadline` (a time.monotonic() value) and `cancellation` (the run's
-        StepCancellation: Session.close() from another thread) are checked every 1024 firings."""
-        exe = self.exe
-        items = exe.items
-        results = [_MISSING] * len(exe.fetch_names)
-        root = FrameState(exe.root_frame, None, None)
-        root.max_parallel = 1
-        it0 = root.iterations[0]
-        ready = deque((items[r], root, it0, False) for r in exe.roots)
-        it0.outstanding_ops = len(exe.roots)
-        self._ready = ready
-        steps = 0
-        popleft = ready.popleft
-        pool = self.transfers.pool if self.transfers is not None else None  # a device's inter-op workers
+        """The fetched values; `trace` (trace.py) records every firing, `deadline` (time.monotonic()) stops it, and
+        so does `cancellation` (the run's StepCancellation: Session.close() from another thread)."""
+        state = self.new_state(feed_values, trace, deadline)
+        state.cancellation = cancellation
+        try:
+            state.run()
+        finally:
+            self.steps = state.steps
+        return state.fetched(self)
 
+    def new_state(self, feed_values, trace=None, deadline=None):
+        """The state of one run (TensorFlow's `ExecutorState`), its roots in the ready queue."""
+        return ExecutorState(self.exe, feed_values, trace, deadline)
+
+
+class ExecutorState:
+    """One run: the ready queue, the frames and iterations, the fetched values.
+
+    `run` is the loop; `process` and `propagate_outputs` are one firing; `activate` delivers outputs to the
+    successors in one iteration of one frame, the only place where a node is queued; the rest is the
+    bookkeeping of frames and iterations (TensorFlow's `PropagatorState` and its `FrameState`)."""
+
+    def __init__(self, exe, feed_values, trace=None, deadline=None):
+        self.exe = exe
+        self.feed_values = feed_values
+        self.trace = trace
+        self.deadline = deadline
+        self.cancellation = None  # a StepCancellation (runtime/cancellation.py), asked with the deadline
+        self.results = [_MISSING] * len(exe.fetch_names)
+        self.root = FrameState(exe.root_frame, None, None)
+        self.root.max_parallel = 1
+        it0 = self.root.iterations[0]
+        self.ready = deque((exe.items[r], self.root, it0, False) for r in exe.roots)
+        it0.outstanding_ops = len(self.ready)
+        self.steps = 0
+        self.diagnose = None  # a list while re-running to explain a missing fetch (executor_errors.py)
+        # The last Enter's child frame and iterations, referenced until the next Enter. In the executor's first
+        # form they were locals of its one loop, alive while a device waited for a Recv; a GPU's memory
+        # (device_memory.py) counts a buffer until its last reference goes, and chapter 09's numbers were
+        # measured with them. Freed sooner, those iterations would lower its peaks (as TensorFlow's would be).
+        self.entered = self.entered_iteration = None
+
+    def run(self):
+        """Fire ready nodes until none is left (TensorFlow's `ExecutorState::RunAsync` and `Process` loop)."""
+        ready, trace = self.ready, self.trace
+        process = self.process_and_clear_inputs if self.exe.clears_inputs else self.process
+        popleft, propagate = ready.popleft, self.propagate_outputs
+        steps = 0
         with np.errstate(all="ignore"):
-            while ready or (self.transfers is not None and self.transfers.wait(self, deadline)):
-                item, frame, it, dead = popleft()
-                kind = item.kind
-                times = None  # (start, end) of a firing computed on an inter-op worker
+            while ready or self.wait_for_ready():
+                item, frame, it, is_dead = popleft()
                 steps += 1
                 if not steps & 1023:
-                    if deadline is not None and time.monotonic() > deadline:
-                        raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
-                                                                          f"(after {steps} node firings)")
-                    if cancellation is not None and cancellation.error is not None:
-                        cancellation.check(item.op)
-                    if self.transfers is not None:
-                        self.transfers.check_aborted()  # another device failed, or the run was interrupted
-                # --- compute -------------------------------------------------------------------
-                if kind >= SEND:  # a transfer node runs even when dead
-                    done = self.transfers.transfer(item, frame, it, dead)
-                    if done is None:
-                        continue  # a Recv waiting for its Send: the token stays outstanding
-                    outputs, dead = done
-                elif dead:
-                    outputs = None
-                else:
-                    start = item.input_start
-                    try:
-                        if kind == NORMAL:
-                            args = it.inputs[start:start + item.num_inputs]
-                            if pool is None:
-                                out = item.kernel(*args)
-                            else:  # ScheduleReady: an expensive kernel may go to the inter-op pool (inter_op.py)
-                                out, times = pool.run((item, frame, it, dead), args, ready)
-                                if out is pool.SUBMITTED:
-                                    continue  # on a worker: the token stays outstanding until its result is back
-                            outputs = out if item.multi_output else (out,)
-                        elif kind == SWITCH:
-                            data, pred = it.inputs[start], it.inputs[start + 1]
-                            if np.ndim(pred) != 0:
-                                raise errors.InvalidArgumentError(
-                                    None, item.op, f"The second input must be a scalar, but it has shape "
-                                                   f"{list(np.shape(pred))}")
-                            outputs = (None, data) if pred else (data, None)
-                        elif kind == MERGE:
-                            outputs = self._merge(item, it.inputs[start:start + item.num_inputs])
-                        elif kind == FEED:
-                            outputs = (feed_values[item.feed_index],)
-                        elif kind == RETVAL:
-                            if results[item.retval_index] is not _MISSING:
-                                # A fetch computed twice: a NextIteration cycle in the root frame.
-                                raise errors.InternalError(None, None, f"Retval[{item.retval_index}] has already "
-                                                                       f"been set.")
-                            results[item.retval_index] = it.inputs[start]
-                            outputs = ()
-                        elif kind == TRIGGER:
-                            outputs = ()
-                        else:  # Enter, Exit, NextIteration: identities; the work is in propagation
-                            outputs = (it.inputs[start],)
-                    except errors.OpError as e:
-                        raise self._located(e, item, frame, it) from None
-                    except Exception as e:  # noqa: BLE001 - every kernel failure names its node
-                        raise self._located(errors.InvalidArgumentError(None, item.op, f"{type(e).__name__}: {e}"),
-                                            item, frame, it) from e
+                    self.steps = steps
+                    self.check_in(item)
+                outputs = process(item, frame, it, is_dead)
+                if outputs is PENDING:
+                    continue
                 if trace is not None:
-                    trace.record(item, frame, it.iter_num, dead, outputs, times)
-
-                # --- propagate (PropagatorState::PropagateOutputs) --------------------------
-                if kind == ENTER:
-                    child = self._find_or_create_child_frame(frame, it, item)
-                    child_it0 = child.iterations.get(0)
-                    if item.is_constant:
-                        value = None if dead else outputs[0]
-                        child.inv_values.append((item, value))
-                        for child_it in list(child.iterations.values()):
-                            self._activate_adjust(child, child_it, item, (value,), dead)
-                    else:
-                        self._activate_adjust(child, child_it0, item, outputs, dead)
-                    child.num_pending_inputs -= 1
-                    if child.num_pending_inputs == 0 and child_it0 is not None and child_it0.outstanding_ops == 0 \
-                            and 0 in child.iterations:
-                        self._maybe_frame_done(child, child.iterations[0])
-                elif kind == EXIT:
-                    if dead:
-                        if it.iter_num == frame.iteration_count:
-                            frame.dead_exits.append(item)
-                    else:
-                        parent, parent_it = frame.parent_frame, frame.parent_iter
-                        self._activate_adjust(parent, parent_it, item, outputs, False)
-                elif kind == NEXT:
-                    if not dead:
-                        if it.iter_num == frame.iteration_count and \
-                                frame.num_outstanding_iterations == frame.max_parallel:
-                            frame.next_iter_roots.append((item, outputs[0]))
-                        else:
-                            if it.iter_num == frame.iteration_count:
-                                next_it = self._increment_iteration(frame)
-                            else:
-                                next_it = frame.iterations[it.iter_num + 1]
-                            self._activate_adjust(frame, next_it, item, outputs, False)
-                else:
-                    # The common case: successors in the same frame and iteration.
-                    it.outstanding_ops += self._activate(frame, it, item, outputs, dead)
-                it.outstanding_ops -= 1
-                if it.outstanding_ops == 0:
-                    self._maybe_frame_done(frame, it)
-
+                    self.record(item, frame, it, outputs)
+                propagate(item, frame, it, outputs)
         self.steps = steps
-        missing = [k for k, v in enumerate(results) if v is _MISSING or v is None]
-        if missing:
-            raise self._missing_error(missing, root, feed_values)
-        return results
 
-    # --- helpers ---------------------------------------------------------------------------
-    @staticmethod
-    def _merge(item, values):
-        k = next(k for k, v in enumerate(values) if v is not None)
-        return values[k], np.int32(k)
+    # --- one firing -------------------------------------------------------------------------
+    def process(self, item, frame, it, is_dead):
+        """Compute one node (`ExecutorState::Process`): its outputs, or None when it is dead. A dead node skips
+        its kernel; Enter, Exit and NextIteration pass their input on (their rules are in propagation)."""
+        if is_dead:
+            return None
+        kind = item.kind
+        inputs, start = it.inputs, item.input_start
+        try:
+            if kind == NORMAL:
+                out = item.kernel(*inputs[start:start + item.num_inputs])
+                return out if item.multi_output else (out,)
+            if kind == SWITCH:  # SwitchOp: the data goes to output 1 if the predicate is true, else to output 0
+                data, pred = inputs[start], inputs[start + 1]
+                if np.ndim(pred) != 0:
+                    raise errors.InvalidArgumentError(None, item.op, f"The second input must be a scalar, but it "
+                                                                     f"has shape {list(np.shape(pred))}")
+                return (None, data) if pred else (data, None)
+            if kind == MERGE:  # MergeOp: the live input and its index
+                values = inputs[start:start + item.num_inputs]
+                k = next(k for k, v in enumerate(values) if v is not None)
+                return values[k], np.int32(k)
+            if kind == FEED:
+                return (self.feed_values[item.feed_index],)
+            if kind == RETVAL:
+                self._set_result(item, inputs[start])
+                return ()
+            if kind == TRIGGER:
+                return ()
+            return (inputs[start],)  # Enter, Exit, NextIteration: identities
+        except errors.OpError as e:
+            raise executor_errors.located(e, item, frame, it) from None
+        except Exception as e:  # noqa: BLE001 - every kernel failure names its node
+            raise executor_errors.located(errors.InvalidArgumentError(None, item.op, f"{type(e).__name__}: {e}"),
+                                          item, frame, it) from e
 
-    def _activate(self, frame, it, item, outputs, is_dead):
-        """Deliver `item`'s outputs to its successors in (frame, it); queue those now ready.
-        Returns how many became ready (TensorFlow's ActivateNodes)."""
-        items = self.exe.items
-        pending, dead, inputs = it.pending, it.dead, it.inputs
-        ready = self._ready
-        activated = 0
-        for port, dst, loc, pid, dst_is_merge in item.out_edges:
-            value = None if is_dead else outputs[port]
-            if dst_is_merge:
-                if value is not None:
-                    count = pending[pid]
-                    if not count & 1:
-                        # A later live input: as in TensorFlow, only the first live edge sets the input
-                        # and triggers the Merge (the gradient of a variable read in one cond branch
-                        # is Merge([g, g])); the rest are dropped.
-                        continue
-                    pending[pid] = count & ~1
-                    dst_ready = count == 1
-                    dst_dead = False
-                    inputs[loc] = value
-                else:
-                    dead[pid] += 1
-                    dst_item = items[dst]
-                    dst_dead = dead[pid] == dst_item.num_inputs or item.kind == ENTER
-                    dst_ready = pending[pid] == 1 and dst_dead
-            else:
-                p = pending[pid] - 1
-                pending[pid] = p
-                if value is None:
-                    dead[pid] += 1
-                else:
-                    inputs[loc] = value
-                dst_ready = p == 0
-                dst_dead = dst_ready and dead[pid] > 0
-            if dst_ready:
-                dst_item = items[dst]
-                if dst_item.kind == TRIGGER:
-                    dst_dead = False
-                ready.append((dst_item, frame, it, dst_dead))
-                activated += 1
-        for dst, pid, dst_is_merge in item.control_out:
-            if dst_is_merge:
-                pending[pid] -= 2
-                count = pending[pid]
-                dst_dead = dead[pid] == items[dst].num_inputs
-                dst_ready = count == 0 or (count == 1 and dst_dead)
-            else:
-                p = pending[pid] - 1
-                pending[pid] = p
-                if is_dead:
-                    dead[pid] += 1
-                dst_ready = p == 0
-                dst_dead = dst_ready and dead[pid] > 0
-            if dst_ready:
-                dst_item = items[dst]
-                if dst_item.kind == TRIGGER:
-                    dst_dead = False
-                ready.append((dst_item, frame, it, dst_dead))
-                activated += 1
-        return activated
+    def process_and_clear_inputs(self, item, frame, it, is_dead):
+        """`process`, then the node's input slots emptied (TensorFlow's `ClearInputs`): a value in an iteration is
+        then held only by the consumers still waiting for it, and a slice update may write into its input when it
+        is the last one (slice_update.py). Graphs without one keep their slots until the iteration ends."""
+        outputs = self.process(item, frame, it, is_dead)
+        if outputs is not PENDING and item.num_inputs:
+            start = item.input_start
+            it.inputs[start:start + item.num_inputs] = [None] * item.num_inputs
+        return outputs
 
-    def _activate_adjust(self, frame, it, item, outputs, is_dead):
-        """Activate in another iteration or frame (AdjustOutstandingOps)."""
-        it.outstanding_ops += self._activate(frame, it, item, outputs, is_dead)
+    def propagate_outputs(self, item, frame, it, outputs):
+        """Deliver a fired node's outputs (None: dead) and queue what became ready
+        (`PropagatorState::PropagateOutputs`). Most nodes feed their own frame and iteration; Enter, Exit and
+        NextIteration are how tokens change frame or iteration. Then the firing is no longer outstanding."""
+        kind = item.kind
+        if kind < ENTER or kind > NEXT:  # every node but Enter, Exit and NextIteration: the same frame and iteration
+            it.outstanding_ops += self.activate(frame, it, item, outputs)
+        elif kind == ENTER:
+            self._enter(frame, it, item, outputs)
+        elif kind == EXIT:
+            self._exit(frame, it, item, outputs)
+        else:
+            self._next_iteration(frame, it, item, outputs)
+        it.outstanding_ops -= 1
         if it.outstanding_ops == 0:
             self._maybe_frame_done(frame, it)
 
+    def _enter(self, frame, it, item, outputs):
+        """Into the child frame of this (frame, iteration): a loop invariant (constant Enter) reaches every
+        iteration, present (here) and future (`_increment_iteration`); any other Enter reaches iteration 0."""
+        child = self._find_or_create_child_frame(frame, it, item)
+        child_it0 = child.iterations.get(0)
+        self.entered = (child, child_it0)
+        if item.is_constant:
+            child.inv_values.append((item, outputs))
+            for child_it in list(child.iterations.values()):
+                self._activate_adjust(child, child_it, item, outputs)
+                self.entered_iteration = child_it
+        else:
+            self._activate_adjust(child, child_it0, item, outputs)
+        child.num_pending_inputs -= 1
+        if child.num_pending_inputs == 0 and child_it0 is not None and child_it0.outstanding_ops == 0 \
+                and 0 in child.iterations:
+            self._maybe_frame_done(child, child.iterations[0])
+
+    def _exit(self, frame, it, item, outputs):
+        """A live Exit feeds the parent frame now; a dead one waits for the frame's end (`DeleteFrame`), and
+        only the newest iteration's counts: an earlier iteration's dead Exit is the loop going on."""
+        if outputs is not None:
+            self._activate_adjust(frame.parent_frame, frame.parent_iter, item, outputs)
+        elif it.iter_num == frame.iteration_count:
+            frame.dead_exits.append(item)
+
+    def _next_iteration(self, frame, it, item, outputs):
+        """A live value starts (or joins) iteration i+1, or waits in `next_iter_roots` while
+        `parallel_iterations` iterations are in flight; a dead one stops here, which is how a loop ends."""
+        if outputs is None:
+            return
+        if it.iter_num == frame.iteration_count and frame.num_outstanding_iterations == frame.max_parallel:
+            frame.next_iter_roots.append((item, outputs))
+            return
+        if it.iter_num == frame.iteration_count:
+            next_it = self._increment_iteration(frame)
+        else:
+            next_it = frame.iterations[it.iter_num + 1]
+        self._activate_adjust(frame, next_it, item, outputs)
+
+    # --- activation: the one place where nodes become ready ----------------------------------
+    def activate(self, frame, it, item, outputs):
+        """Deliver `item`'s outputs (None: dead) to its successors in iteration `it` of `frame`, queue those now
+        ready, and return how many (`FrameState::ActivateNodes`). A node waits for all its in-edges and is dead
+        when one was dead; a Merge waits for its control edges and one live input (bit 0 of its count), and is
+        dead only when every input is, or when a dead input comes from an Enter (a loop in an untaken branch);
+        a ControlTrigger is never dead."""
+        pending, dead, inputs = it.pending, it.dead, it.inputs
+        ready = self.ready
+        activated = 0
+        if not item.merge_or_trigger_consumer:  # TensorFlow's ActivateNodesFastPath: every successor counts alike
+            for src_port, dst, slot, pid, _ in item.out_edges:
+                count = pending[pid] - 1
+                pending[pid] = count
+                if outputs is None:
+                    dead[pid] += 1
+                elif src_port != CONTROL:
+                    value = outputs[src_port]
+                    if value is None:  # a live Switch leaves its untaken output None
+                        dead[pid] += 1
+                    else:
+                        inputs[slot] = value
+                if not count:
+                    ready.append((dst, frame, it, dead[pid] > 0))
+                    activated += 1
+            return activated
+        for src_port, dst, slot, pid, dst_is_merge in item.out_edges:
+            if src_port == CONTROL:  # a control edge carries the node's deadness
+                value, edge_dead = None, outputs is None
+            else:  # a data edge also carries its output's: a live Switch leaves its untaken output None
+                value = None if outputs is None else outputs[src_port]
+                edge_dead = value is None
+            if not dst_is_merge:
+                count = pending[pid] - 1
+                pending[pid] = count
+                if edge_dead:
+                    dead[pid] += 1
+                elif src_port != CONTROL:
+                    inputs[slot] = value
+                if count:
+                    continue
+                dst_dead = dead[pid] > 0
+            elif src_port == CONTROL:
+                count = pending[pid] = pending[pid] - 2
+                dst_dead = dead[pid] == dst.num_inputs
+                if not (count == 0 or (count == 1 and dst_dead)):
+                    continue
+            elif not edge_dead:
+                count = pending[pid]
+                if not count & 1:
+                    continue  # a later live input: only the first live edge sets the input and fires the Merge
+                pending[pid] = count = count & ~1
+                inputs[slot] = value
+                if count:
+                    continue
+                dst_dead = False
+            else:
+                dead[pid] += 1
+                dst_dead = dead[pid] == dst.num_inputs or item.kind == ENTER
+                if not (pending[pid] == 1 and dst_dead):
+                    continue
+            ready.append((dst, frame, it, dst_dead and dst.kind != TRIGGER))
+            activated += 1
+        return activated
+
+    def _activate_adjust(self, frame, it, item, outputs):
+        """Activate in another iteration or frame than the firing's own (`AdjustOutstandingOps`)."""
+        it.outstanding_ops += self.activate(frame, it, item, outputs)
+        if it.outstanding_ops == 0:
+            self._maybe_frame_done(frame, it)
+
+    # --- frames and iterations ---------------------------------------------------------------
     def _find_or_create_child_frame(self, frame, it, item):
         key = (it.iter_num, item.frame_name)
         child = frame.children.get(key)
@@ -304,10 +353,8 @@ class Executor:
         frame.num_outstanding_iterations += 1
         frame.dead_exits = []
         roots, frame.next_iter_roots = frame.next_iter_roots, []
-        for item, value in roots:
-            new_it.outstanding_ops += self._activate(frame, new_it, item, (value,), False)
-        for item, value in frame.inv_values:
-            new_it.outstanding_ops += self._activate(frame, new_it, item, (value,), value is None)
+        for item, outputs in roots + frame.inv_values:
+            new_it.outstanding_ops += self.activate(frame, new_it, item, outputs)
         return new_it
 
     @staticmethod
@@ -321,8 +368,8 @@ class Executor:
     def _cleanup_iterations(self, frame, it):
         curr = it.iter_num
         while curr <= frame.iteration_count and curr in frame.iterations and self._is_iteration_done(frame, it):
-            if self._diagnose is not None:
-                self._diagnose.extend(self._waiting_in(frame, it))
+            if self.diagnose is not None:
+                self.diagnose.extend(executor_errors.waiting_in(frame, it))
             del frame.iterations[curr]
             frame.num_outstanding_iterations -= 1
             curr += 1
@@ -343,95 +390,42 @@ class Executor:
             frame, it = parent, parent_it
 
     def _delete_frame(self, frame):
-        """Deliver the dead Exits of the frame's last iteration to the parent (DeleteFrame)."""
+        """Deliver the dead Exits of the frame's last iteration to the parent (`DeleteFrame`): a dead token of
+        each, activated in the parent iteration like any other."""
         parent, parent_it = frame.parent_frame, frame.parent_iter
-        items = self.exe.items
         for item in frame.dead_exits:
-            pending, dead = parent_it.pending, parent_it.dead
-            for _port, dst, _loc, pid, dst_is_merge in item.out_edges:
-                dst_item = items[dst]
-                if dst_is_merge:
-                    dead[pid] += 1
-                    dst_dead = dead[pid] == dst_item.num_inputs
-                    dst_ready = pending[pid] == 1 and dst_dead
-                else:
-                    dead[pid] += 1
-                    pending[pid] -= 1
-                    dst_ready, dst_dead = pending[pid] == 0, True
-                if dst_ready:
-                    self._ready.append((dst_item, parent, parent_it, dst_dead and dst_item.kind != TRIGGER))
-                    parent_it.outstanding_ops += 1
-            for dst, pid, dst_is_merge in item.control_out:
-                dst_item = items[dst]
-                if dst_is_merge:
-                    pending[pid] -= 2
-                    dst_dead = dead[pid] == dst_item.num_inputs
-                    dst_ready = pending[pid] == 0 or (pending[pid] == 1 and dst_dead)
-                else:
-                    dead[pid] += 1
-                    pending[pid] -= 1
-                    dst_ready, dst_dead = pending[pid] == 0, True
-                if dst_ready:
-                    self._ready.append((dst_item, parent, parent_it, dst_dead and dst_item.kind != TRIGGER))
-                    parent_it.outstanding_ops += 1
+            parent_it.outstanding_ops += self.activate(parent, parent_it, item, None)
         parent.children.pop((parent_it.iter_num, frame.info.name), None)
 
-    # --- errors ----------------------------------------------------------------------------
-    @staticmethod
-    def _frame_text(frame, it):
-        if not frame.path:
-            return "the root frame"
-        return f"frame '{frame.info.name}' (parent iterations {[i for _, i in frame.path]}), iteration {it.iter_num}"
+    # --- hooks a partitioned run fills in (device_executor.py) ------------------------------
+    def wait_for_ready(self):
+        """The ready queue is empty: wait for work from elsewhere (a Send on another device); False when none
+        can come. One device has nothing to wait for."""
+        return False
 
-    def _located(self, error, item, frame, it):
-        where = f"[[node {item.name} ({item.op.type if item.op is not None else item.name}) in " \
-                f"{self._frame_text(frame, it)}]]"
-        error.message = f"{error.message}\n  {where}"
-        error.op = item.op
-        error.args = (error.message,)
-        return error
+    def check_in(self, item):
+        """Every 1024 firings, before `item` fires: stop when the run's deadline has passed
+        (`RunOptions.timeout_in_ms`) or the run was cancelled (`Session.close()` from another thread)."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
+                                                              f"(after {self.steps} node firings)")
+        if self.cancellation is not None and self.cancellation.error is not None:
+            self.cancellation.check(item.op)
 
-    def _missing_error(self, missing, root, feed_values):
-        names = [self.exe.fetch_names[k] for k in missing]
-        waiting = self._waiting_nodes(root)
-        stateless = not any(item.op is not None and get_op_def(item.op.type).stateful for item in self.exe.items)
-        if not waiting and stateless and self._diagnose is None:
-            # Finished iterations are deleted with what they held; replay the run (it has no
-            # side effects) recording the nodes that an iteration left waiting.
-            self._diagnose = []
-            try:
-                self.run(feed_values)
-            except errors.InvalidArgumentError:
-                pass
-            waiting, self._diagnose = self._diagnose, None
-        msg = (f"Retval[{missing[0]}] does not have value: the fetch '{names[0]}' was never computed "
-               f"live.")
-        if waiting:
-            msg += (" These nodes were still waiting for inputs when nothing could run any more: "
-                    + ", ".join(waiting[:12]) + ("" if len(waiting) <= 12 else f" (and {len(waiting) - 12} more)")
-                    + ".")
-        else:
-            msg += (" It was dead: it lies on the untaken side of a Switch (for example a cond branch that was "
-                    "not taken), so it carries no value.")
-        return errors.InvalidArgumentError(None, None, msg)
+    def record(self, item, frame, it, outputs):
+        """One firing into the run's trace (trace.py)."""
+        self.trace.record(item, frame, it.iter_num, outputs is None, outputs)
 
-    def _waiting_nodes(self, root):
-        """Nodes that received some inputs but not all, in any live frame/iteration."""
-        out = []
-        stack = [root]
-        while stack:
-            frame = stack.pop()
-            for it in frame.iterations.values():
-                out.extend(self._waiting_in(frame, it))
-            stack.extend(frame.children.values())
-        return out
+    # --- results -------------------------------------------------------------------------------
+    def _set_result(self, item, value):
+        if self.results[item.retval_index] is not _MISSING:
+            # A fetch computed twice: a NextIteration cycle in the root frame.
+            raise errors.InternalError(None, None, f"Retval[{item.retval_index}] has already been set.")
+        self.results[item.retval_index] = value
 
-    @staticmethod
-    def _waiting_in(frame, it):
-        out = []
-        for item in frame.info.nodes:
-            p = it.pending[item.pending_id]
-            if 0 < p < item.pending_init and item.kind not in (RETVAL, FEED, MERGE):
-                where = f"frame '{frame.info.name}', " if frame.path else ""
-                out.append(f"{item.name} ({where}iteration {it.iter_num})")
-        return out
+    def fetched(self, executor):
+        """The fetched values, or the error that says which fetch never got one and why."""
+        missing = [k for k, v in enumerate(self.results) if v is _MISSING or v is None]
+        if missing:
+            raise executor_errors.missing_fetch(executor, self, missing)
+        return self.results

@@ -21,8 +21,9 @@ from .graph_compiler import compile_graph
 
 
 class FunctionRuntime:
-    def __init__(self, make_kernel):
+    def __init__(self, make_kernel, fuse=False):
         self._make_kernel = make_kernel
+        self._fuse = fuse  # item assignments in place (slice_update.py)
         self._compiled = {}
         self.step = None  # the StepCancellation of the run under way; set by Session.run
 
@@ -33,7 +34,7 @@ class FunctionRuntime:
         entry = self._compiled.get(key)
         if entry is None or entry[0] != func_graph.version:
             fetches = func_graph.outputs if outputs is None else [func_graph.outputs[k] for k in outputs]
-            exe = compile_graph(func_graph, fetches, [], func_graph.inputs, self._make_kernel)
+            exe = compile_graph(func_graph, fetches, [], func_graph.inputs, self._make_kernel, fuse=self._fuse)
             static = compile_static(exe)
             entry = (func_graph.version, static.call if static is not None else None, Executor(exe))
             self._compiled[key] = entry

@@ -8,12 +8,14 @@ is activated in the parent frame and the Exit in the child, exactly as in Tensor
 Compiling once per (fetches, feeds, targets) is what keeps `Session.run` in a loop cheap.
 """
 from collections import deque
+from typing import NamedTuple
 
 from ..framework import errors
 from ..framework.registry import get_op_def
 from ..framework.topological_order import op_order
 from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
+from . import slice_update
 
 # Node kinds: the executor dispatches on these small ints in its inner loop.
 # SEND and RECV (transfer nodes) come last: the executor tests `kind >= SEND` once per firing.
@@ -25,15 +27,27 @@ _KIND_OF_TYPE = {"Switch": SWITCH, "RefSwitch": SWITCH, "Merge": MERGE, "RefMerg
                  "RefNextIteration": NEXT, "ControlTrigger": TRIGGER, "_Send": SEND, "_Recv": RECV,
                  "_HostRecv": RECV}
 ROOT = ""
+CONTROL = -1  # the source port of a control edge
+
+
+class OutEdge(NamedTuple):
+    """An edge as the executor follows it, from its source (TensorFlow's `EdgeInfo` and `ControlEdgeInfo`)."""
+
+    src_port: int       # the source's output, or CONTROL
+    dst: "NodeItem"     # the consumer
+    input_slot: int     # where the value lands in an iteration's input slots (the consumer's `input_start` +
+    #                     its input index); -1 for a control edge
+    pending_id: int     # the consumer's pending and dead counts in an iteration
+    dst_is_merge: bool  # a Merge counts its inputs its own way
 
 
 class NodeItem:
     """Everything the executor needs about one node, precomputed (TensorFlow's `NodeItem`)."""
 
     __slots__ = ("id", "op", "name", "kind", "kernel", "num_inputs", "input_start", "out_edges",
-                 "control_out", "pending_init", "frame", "frame_name", "is_constant", "parallel_iterations",
-                 "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id", "in_edges", "control_in",
-                 "reachable")
+                 "merge_or_trigger_consumer", "pending_init", "frame", "frame_name", "is_constant",
+                 "parallel_iterations", "num_outputs", "multi_output", "retval_index", "feed_index", "pending_id",
+                 "in_edges", "control_in", "reachable")
 
     def __init__(self, id, op, name, kind):
         self.id = id
@@ -43,8 +57,8 @@ class NodeItem:
         self.kernel = None
         self.num_inputs = 0
         self.input_start = 0
-        self.out_edges = []      # (src_port, dst_id, dst_input_location, dst_pending_id, dst_is_merge)
-        self.control_out = []    # dst ids
+        self.out_edges = []      # OutEdges: the data edges, then the control edges
+        self.merge_or_trigger_consumer = False  # a consumer counts its inputs its own way (executor.activate)
         self.pending_init = 0
         self.frame = None        # FrameInfo this node is activated in
         self.frame_name = ROOT   # for Enter: the child frame it enters
@@ -88,79 +102,28 @@ class ExecutableGraph:
         self.fetch_names = fetch_names
         self.feed_tensors = feed_tensors
         self.root_frame = frames[ROOT]
+        # Whether the executor empties a node's input slots once it has fired (TensorFlow's ClearInputs), which
+        # a kernel that writes into its input needs (slice_update.py); otherwise an iteration keeps them.
+        self.clears_inputs = False
+        self.needed_ops = [item.op for item in items if item.op is not None]  # the graph's, before any fusion
 
 
-def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, check=None):
-    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op; `check()`, when given, is
-    called every 1024 nodes (a run's deadline and cancellation: runtime/cancellation.py)."""
+def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, fuse=False, check=None):
+    """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op. With `fuse`, an item
+    assignment `a[k] = v` runs as one slice update that may write into `a` (slice_update.py). `check()`, when
+    given, is called every 1024 nodes (a run's deadline and cancellation: runtime/cancellation.py)."""
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
     _check_no_cycle(ops, feed_set, check)
+    needed_in_order = ops
+    updates = slice_update.find(ops) if fuse else {}
+    if updates:  # what only the item assignments read runs no more
+        needed = needed_ops(fetch_tensors, target_ops, feed_set, lambda op: slice_update.inputs_of(op, updates))
+        ops = [op for op in ops if op in needed]
 
-    items = []
-    item_of_op = {}
-    for op in ops:
-        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
-        item.num_inputs = len(op._inputs)
-        item.num_outputs = len(op._outputs)
-        item.multi_output = get_op_def(op.type).multi_output
-        if item.kind == ENTER:
-            item.frame_name = op.get_attr("frame_name")
-            item.is_constant = op.get_attr("is_constant")
-            item.parallel_iterations = op.get_attr("parallel_iterations")
-        items.append(item)
-        item_of_op[op] = item
-
-    # One feed node per fed tensor: its consumers read the fed value instead of the producer's.
-    feed_item_of = {}
-    for k, t in enumerate(feed_tensors):
-        item = NodeItem(len(items), None, f"_feed/{t.name}", FEED)
-        item.num_outputs = 1
-        item.feed_index = k
-        items.append(item)
-        feed_item_of[t] = item
-
-    # One retval node per fetch, like TensorFlow's _Retval: it fires with the fetched value.
-    fetch_names = []
-    for k, t in enumerate(fetch_tensors):
-        item = NodeItem(len(items), None, f"_retval/{t.name}", RETVAL)
-        item.num_inputs = 1
-        item.retval_index = k
-        items.append(item)
-        fetch_names.append(t.name)
-
-    # Edges.
-    in_edges = [[] for _ in items]      # (src_item, src_port) per data input slot
-    control_in = [[] for _ in items]
-
-    def source_of(t):
-        if t in feed_item_of:
-            return feed_item_of[t], 0
-        return item_of_op[t.op], t.value_index
-
-    for op in ops:
-        dst = item_of_op[op]
-        for t in op._inputs:
-            src, port = source_of(t)
-            in_edges[dst.id].append((src, port))
-        for c in op._control_inputs:
-            if c in item_of_op:
-                control_in[dst.id].append(item_of_op[c])
-            elif c._outputs and c._outputs[0] in feed_item_of:
-                control_in[dst.id].append(feed_item_of[c._outputs[0]])
-    for k, t in enumerate(fetch_tensors):
-        dst = items[len(ops) + len(feed_tensors) + k]
-        in_edges[dst.id].append(source_of(t))
-    for dst_id, edges in enumerate(in_edges):
-        for slot, (src, port) in enumerate(edges):
-            src.out_edges.append((port, dst_id, slot, items[dst_id].kind == MERGE))
-    for dst_id, srcs in enumerate(control_in):
-        for src in srcs:
-            src.control_out.append(dst_id)
-    for item in items:
-        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
-        item.control_in = [src.id for src in control_in[item.id]]
+    items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)
+    in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -179,24 +142,105 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, c
             offset += item.num_inputs
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
+    _add_out_edges(items, in_edges, control_in)
+    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check)
+
+    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
+    exe = ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
+    exe.clears_inputs = bool(updates)
+    exe.needed_ops = needed_in_order
+    return exe
+
+
+def _make_items(ops, feed_tensors, fetch_tensors, updates):
+    """One NodeItem per op, then one feed node per fed tensor (its consumers read the fed value instead of the
+    producer's), then one retval node per fetch (TensorFlow's _Retval: it fires with the fetched value)."""
+    items = []
+    item_of_op = {}
+    for op in ops:
+        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
+        item.num_inputs = len(slice_update.inputs_of(op, updates))
+        item.num_outputs = len(op._outputs)
+        item.multi_output = get_op_def(op.type).multi_output
+        if item.kind == ENTER:
+            item.frame_name = op.get_attr("frame_name")
+            item.is_constant = op.get_attr("is_constant")
+            item.parallel_iterations = op.get_attr("parallel_iterations")
+        items.append(item)
+        item_of_op[op] = item
+    feed_item_of = {}
+    for k, t in enumerate(feed_tensors):
+        item = NodeItem(len(items), None, f"_feed/{t.name}", FEED)
+        item.num_outputs = 1
+        item.feed_index = k
+        items.append(item)
+        feed_item_of[t] = item
+    for k, t in enumerate(fetch_tensors):
+        item = NodeItem(len(items), None, f"_retval/{t.name}", RETVAL)
+        item.num_inputs = 1
+        item.retval_index = k
+        items.append(item)
+    return items, item_of_op, feed_item_of
+
+
+def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates):
+    """(in_edges, control_in) per item: (source item, port) per data input slot, and control sources; a fed
+    tensor's consumers (and the control edges from a fed op) read its feed node."""
+    in_edges = [[] for _ in items]
+    control_in = [[] for _ in items]
+
+    def source_of(t):
+        if t in feed_item_of:
+            return feed_item_of[t], 0
+        return item_of_op[t.op], t.value_index
+
+    for op in ops:
+        dst = item_of_op[op]
+        for t in slice_update.inputs_of(op, updates):
+            in_edges[dst.id].append(source_of(t))
+        for c in op._control_inputs:
+            if c in item_of_op:
+                control_in[dst.id].append(item_of_op[c])
+            elif c._outputs and c._outputs[0] in feed_item_of:
+                control_in[dst.id].append(feed_item_of[c._outputs[0]])
+    first_retval = len(items) - len(fetch_tensors)
+    for k, t in enumerate(fetch_tensors):
+        in_edges[first_retval + k].append(source_of(t))
     for item in items:
-        item.out_edges = [(port, dst, items[dst].input_start + slot, items[dst].pending_id, is_merge)
-                          for port, dst, slot, is_merge in item.out_edges]
-        item.control_out = [(dst, items[dst].pending_id, items[dst].kind == MERGE) for dst in item.control_out]
+        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
+        item.control_in = [src.id for src in control_in[item.id]]
+    return in_edges, control_in
+
+
+def _add_out_edges(items, in_edges, control_in):
+    """Each source's OutEdges in consumer order: its data edges, then its control edges (the executor's order)."""
+    control_out = [[] for _ in items]
+    for dst in items:
+        for slot, (src, port) in enumerate(in_edges[dst.id]):
+            src.out_edges.append(OutEdge(port, dst, dst.input_start + slot, dst.pending_id, dst.kind == MERGE))
+        for src in control_in[dst.id]:
+            control_out[src.id].append(OutEdge(CONTROL, dst, -1, dst.pending_id, dst.kind == MERGE))
+    for item in items:
+        item.out_edges += control_out[item.id]
+        item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
+
+
+def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check=None):
+    """Each op's kernel, made once; a strict While computes only the loop variables the run needs
+    (output_liveness.py); an item assignment's SelectV2 runs as a slice update, in place when the executor hands it
+    its target's last reference."""
     live = None
     for item in items:
         if check is not None and not item.id & 1023:
             check()
-        if item.op is not None:
+        if item.op in updates:
+            item.kernel = slice_update.slice_update_kernel(updates[item.op], slice_update.LONE_IN_SLOT)
+        elif item.op is not None:
             item.kernel = make_kernel(item.op)
             if hasattr(item.kernel, "for_outputs"):
-                # A strict While computes only the loop variables the run needs (output_liveness.py).
                 if live is None:
                     live = live_outputs(ops, fetch_tensors, target_ops, feed_set)
                 item.kernel = item.kernel.for_outputs(live[item.op])
-
-    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
-    return ExecutableGraph(items, frames, roots, fetch_names, list(feed_tensors))
 
 
 def _check_no_cycle(ops, feed_set, check=None):

@@ -106,10 +106,10 @@ class Pool:
     def run(self, token, args, ready):
         """(kernel output, (start, end) on the worker or None inline) for a NORMAL node's token, or (SUBMITTED, None)
         when its kernel went to a worker. A token back from a worker takes its result; a failure is raised here, on
-        the executor thread, where the executor locates it as any kernel's (`Executor._located`)."""
-        item = token[0]
+        the executor thread, where the executor locates it as any kernel's (`executor_errors.located`)."""
+        item, _frame, it, _dead = token
         if self.results:
-            done = self.results.pop((item.id, id(token[2])), None)
+            done = self.results.pop((item.id, id(it)), None)
             if done is not None:
                 out, exc, start, end = done
                 if exc is not None:

@@ -21,7 +21,7 @@ from ..framework.ops import Graph, Operation
 from ..framework.topological_order import topological_order
 from ..ops.sendrecv_ops import TRANSFER_TYPES
 from ..passes.partition import partition
-from .executor import Executor
+from .device_executor import DeviceExecutor
 from .graph_compiler import compile_graph
 from .inter_op import InterOp
 from .rendezvous import Rendezvous
@@ -131,6 +131,7 @@ class MultiDeviceExecutor:
         self.partition_graphs = partitions
         self._call = _CallFrame()
         self._lock = threading.Lock()
+        self.sends = 0  # _Send firings of the last run
         self.executors = []
         self.inter_op = {}  # device -> its inter_op.InterOp, or None where kernels run on the device's thread
         for gdef in self.partition_graphs:
@@ -139,7 +140,7 @@ class MultiDeviceExecutor:
             # A GPU kernel ties up little of the host (TensorFlow's OpKernel marks it inexpensive): only CPUs pool.
             pooled = inter_op_threads > 0 and "GPU" not in gdef.device.upper()
             self.inter_op[gdef.device] = InterOp(exe, inter_op_threads) if pooled else None
-            self.executors.append((gdef.device, Executor(exe)))
+            self.executors.append((gdef.device, DeviceExecutor(exe)))
 
     def _kernel_factory(self, make_kernel):
         call = self._call

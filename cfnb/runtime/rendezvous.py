@@ -137,7 +137,7 @@ def _cancelled(error):
 
 
 class Endpoint:
-    """One device's side of the rendezvous, used by its executor (`Executor.transfers`)."""
+    """One device's side of the rendezvous, used by its executor (`DeviceExecutor.transfers`)."""
 
     def __init__(self, rendezvous, device):
         self.rendezvous = rendezvous
@@ -160,8 +160,10 @@ class Endpoint:
             self._keys[item.id] = key
         return key
 
-    def transfer(self, item, frame, it, dead):
-        """Run a `_Send` or `_Recv`: (outputs, is_dead), or None for a Recv parked until its Send."""
+    def transfer(self, token):
+        """Run a `_Send` or `_Recv` (an executor token, `(item, frame, iteration, is_dead)`): (outputs, is_dead), or
+        None for a Recv parked until its Send."""
+        item, frame, it, dead = token
         key = (self._edge_key(item), frame.path, it.iter_num)
         if item.kind == SEND:
             value = None if dead else it.inputs[item.input_start]
@@ -169,7 +171,7 @@ class Endpoint:
             return (), dead
         got = self._arrived.pop((item.id, id(it)), None)
         if got is None:
-            got = self.rendezvous.recv(key, self, (item, frame, it, dead))
+            got = self.rendezvous.recv(key, self, token)
             if got is None:
                 self.parked += 1
                 return None
@@ -186,20 +188,21 @@ class Endpoint:
         if error is not None:
             raise _cancelled(error) if not isinstance(error, errors.CancelledError) else error
 
-    def wait(self, executor, deadline):
-        """The executor ran out of ready nodes: wait for parked Recvs and pooled kernels (False when there are
-        none). Each token comes back to the ready queue, where its Recv or kernel finds its result."""
+    def wait(self, state, deadline):
+        """The executor (the run's `DeviceExecutorState`) ran out of ready nodes: wait for parked Recvs and pooled
+        kernels (False when there are none). Each token comes back to the ready queue, where its Recv or kernel
+        finds its result."""
         if not self.parked and not self.in_flight:
             return False
         arrivals, completions = self.rendezvous.wait(self, deadline)
         for token, value, is_dead in arrivals:
-            item, frame, it, dead = token
             self.parked -= 1
+            item, _frame, it, _dead = token
             self._arrived[(item.id, id(it))] = (value, is_dead)
-            executor._ready.append(token)
+            state.ready.append(token)
         for token, result in completions:
-            self.pool.results[(token[0].id, id(token[2]))] = result
-            executor._ready.append(token)
+            self.pool.results[(token[0].id, id(token[2]))] = result  # (item, frame, iteration, is_dead)
+            state.ready.append(token)
         if self.on_resume is not None:
             self.on_resume()  # a trace starts this device's next firing now, not when the wait began
         return True

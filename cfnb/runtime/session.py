@@ -56,7 +56,9 @@ class RunMetadata:
     """Filled by a traced run: `trace` (a cfnb Trace), `step_stats` (the same firings) and `memory`
     (a MemoryLog: bytes held by each history stack over the run, and the peak); with
     `RunOptions(output_partition_graphs=True)`, `partition_graphs`: one GraphDef-like object per device,
-    whose `.node` entries have `.name`, `.op`, `.input` and `.device` as in TensorFlow."""
+    whose `.node` entries have `.name`, `.op`, `.input` and `.device` as in TensorFlow; and, from any run,
+    `static_schedule`: the precompiled schedule that ran, whose `.source` is its generated code (None when the
+    tagged-token executor ran the graph)."""
 
     def __init__(self):
         self.trace = None
@@ -64,6 +66,9 @@ class RunMetadata:
         self.memory = None
         self.partition_graphs = []
         self.memory_timeline = None  # cfnb's own: per-device memory over the run, when the Session has GPUs
+        # cfnb's own: the precompiled schedule that ran (fastpath/schedule.py; its `.source` is the generated
+        # code), or None when the tagged-token executor did
+        self.static_schedule = None
 
 
 class ConfigProto:
@@ -112,7 +117,7 @@ class Session:
         self._devices = DeviceSet(device_count_with_gpus(self._config.device_count, gpu_options))
         # GPU devices get allocators, limits and swapping (device_memory.py); None without GPUs.
         self._memory = self._state.device_memory = DeviceMemory.for_session(self._devices, gpu_options)
-        self._state.functions = FunctionRuntime(self._make_kernel)
+        self._state.functions = FunctionRuntime(self._make_kernel, fuse=self._memory is None)
         self._closed = False
         self._context_managers = []
         self._running = None  # the static schedule of the run under way (for progress())
@@ -210,6 +215,8 @@ class Session:
             self._running = None
             memory, self._state.memory = self._state.memory, None
             self._state.functions.step = None
+        if run_metadata is not None:
+            run_metadata.static_schedule = static
         if run_metadata is not None and trace is not None:
             run_metadata.trace = trace
             run_metadata.step_stats = trace.firings
@@ -238,15 +245,18 @@ class Session:
         check()
         graph, fetch_tensors, targets, feed_tensors = self._runnable(fetch_tensors, targets, feed_tensors)
         check()
-        exe = compile_graph(graph, fetch_tensors, targets, feed_tensors, self._make_kernel, check)
+        placement = self._placement(graph)
+        # An item assignment runs in place (slice_update.py) on one plain device (not where devices count memory
+        # kernel by kernel, nor where a partition needs every op).
+        exe = compile_graph(graph, fetch_tensors, targets, feed_tensors, self._make_kernel,
+                            fuse=self._memory is None and placement is None, check=check)
         for item in exe.items:
             if item.retval_index >= 0 and item.frame.name != ROOT:
                 name = exe.fetch_names[item.retval_index]
                 raise ValueError(f"Cannot fetch '{name}': it is inside the while loop frame '{item.frame.name}', "
                                  f"where it has one value per iteration. Fetch the loop's outputs (its Exit "
                                  f"tensors), or collect per-iteration values in a TensorArray.")
-        placement = self._placement(graph)
-        needed = [item.op for item in exe.items if item.op is not None]
+        needed = exe.needed_ops
         devices = {placement[op] for op in needed} | {self._devices.default} if placement else ()
         if placement and not self._config.lower_functional_ops:
             warn_strict_function_devices(needed, placement, self._devices)

@@ -6,6 +6,7 @@ inside a firing. The partition graphs themselves are drawn by partitions.py (re-
 """
 import html
 
+from .figure import figure_bundle
 from .partitions import DEVICE_COLORS, partitions_to_dot, short_name, show_partitions
 
 __all__ = ["Timeline", "partitions_to_dot", "short_name", "show_partitions"]
@@ -75,8 +76,8 @@ class Timeline:
                      f'{self.duration * 1e3:.1f} ms</text></svg>')
         return "".join(parts)
 
-    def _repr_svg_(self):
-        return self.svg
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return figure_bundle(self.svg, repr(self))
 
     def __repr__(self):
         return f"<cfnb Timeline: {len(self.devices)} devices, {len(self.firings)} firings>"

@@ -15,6 +15,7 @@ import shutil
 
 import graphviz
 
+from .figure import figure_bundle
 from .frames import frames_of
 from .style import LEGEND, legend_entries, new_digraph, style_for
 
@@ -138,10 +139,7 @@ class GraphView:
                 return {"text/plain": MISSING_DOT + "\n\n" + self.dot.source}
             return {"text/plain": self.dot.source}
         svg = self.drawing.svg_for(self.dot) if self.drawing is not None else render_svg(self.dot)
-        bundle = {"image/svg+xml": svg, "text/plain": self.text}
-        if self.drawing is not None and self.drawing.scroll:  # too big to fold to the page: a box that scrolls
-            bundle["text/html"] = self.drawing.html(inline=False, svg=svg)
-        return bundle
+        return figure_bundle(svg, self.text)  # the SVG, and an <img> of it in a box that scrolls (figure.py)
 
     def __repr__(self):
         return self.text

@@ -24,10 +24,10 @@ most 960 px with text of at least 9 px, allowing a slight scale-down); if none f
 and `scroll` is True. `view` picks ops: "forward" leaves out what `gradients()` added, "gradient" (or None)
 draws everything. `expand` names frames or functional ops never folded.
 """
-import base64
 import html
 
 from .dot import GraphView, dot_available, emit, render_svg, step_caption, trace_state
+from .figure import svg_img
 from .fit import MIN_FONT, PAGE_WIDTH, measure
 from .fold import DETAILS, plan
 from .names import Names, is_gradient
@@ -117,13 +117,12 @@ class Drawing:
 
     def html(self, max_height=None, inline=True, svg=None):
         """The SVG in a box as wide as the page that scrolls, at readable size: inline (its ids reachable from the
-        page), or as an `<img>` of a data URL (what an untrusted notebook still shows)."""
-        height = f"max-height:{max_height}px;" if max_height else ""
+        page), or as an `<img>` of a data URL (what an untrusted notebook still shows; figure.svg_img)."""
         svg = svg or self.svg
-        body = svg if inline else (
-            f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" '
-            f'style="max-width:none" alt="{html.escape(self.title or "graph")}">')
-        return f'<div class="cfnb-drawing" style="max-width:100%;overflow:auto;{height}">{body}</div>'
+        if not inline:
+            return svg_img(svg, alt=self.title or "graph", css_class="cfnb-drawing")
+        height = f"max-height:{max_height}px;" if max_height else ""
+        return f'<div class="cfnb-drawing" style="max-width:100%;overflow:auto;{height}">{svg}</div>'
 
     # --- what stands for what ------------------------------------------------------------------------
     def element_for(self, op_name):

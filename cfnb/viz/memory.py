@@ -7,6 +7,8 @@ flat while the host line climbs in its place. Plain SVG, so it needs nothing but
 """
 import html
 
+from .figure import figure_bundle
+
 COLORS = ["#4C78A8", "#F58518", "#54A24B", "#B279A2"]
 HOST_COLOR = "#9D755D"
 
@@ -76,8 +78,8 @@ class MemoryPlot:
         parts.append("</svg>")
         return "".join(parts)
 
-    def _repr_svg_(self):
-        return self.svg
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return figure_bundle(self.svg, repr(self))
 
     def __repr__(self):
         return f"<cfnb MemoryPlot: {', '.join(f'{r.allocator_name} peak {r.peak_bytes} B' for r in self.records)}>"

@@ -13,6 +13,8 @@ through `_repr_mimebundle_`.
 """
 import html
 
+from .figure import figure_bundle
+
 PALETTE = ["#3d85c6", "#e69138", "#6aa84f", "#a64d79", "#cc0000", "#674ea7", "#bf9000", "#45818e"]
 DEAD = "#cccccc"
 FONT = 'font-family="Helvetica,Arial,sans-serif"'
@@ -26,7 +28,7 @@ class Picture:
         self.text = text
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        return {"image/svg+xml": self.svg, "text/plain": self.text}
+        return figure_bundle(self.svg, self.text)
 
     def __repr__(self):
         return self.text

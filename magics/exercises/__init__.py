@@ -6,9 +6,13 @@
 Every exercise works its right answer out by building and running the graph it asks about with cfnb
 (counting the ops, reading the trace), never from a stored number, so a hint always describes what the
 graph really does. A chapter's exercises live in their own module (`ch03_cond.py`, ...), registered with
-`@exercise`. Nothing here imports IPython: a check returns a `Verdict` that prints as plain text.
+`@exercise`. Nothing here imports IPython: a check returns a `Verdict`, shown as prose that wraps at words (HTML)
+with its plain text as the fallback.
 """
+import html
 import importlib
+import numbers
+import re
 
 EXERCISES = {}
 CHAPTERS = ("ch01_primitives", "ch02_while", "ch03_cond", "ch04_executor", "ch05_cond_gradients",
@@ -27,6 +31,14 @@ class Verdict:
 
     def __repr__(self):
         return ("✓ Right. " if self.ok else "✗ Not yet. ") + self.message
+
+    def _repr_html_(self):
+        """The verdict as prose that wraps at words (the text form is the fallback); `code` in backticks."""
+        body = re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(self.message, quote=False))
+        head, color = ("✓ Right.", "#38761d") if self.ok else ("✗ Not yet.", "#b45f06")
+        return (f'<div class="cfnb-verdict" style="font-family:var(--jp-content-font-family,sans-serif);'
+                f"white-space:normal;overflow-wrap:normal;word-break:normal;line-height:1.5;max-width:60em;"
+                f'border-left:4px solid {color};padding:2px 10px"><b style="color:{color}">{head}</b> {body}</div>')
 
 
 def right(why):
@@ -61,6 +73,8 @@ def check(key, answer):
         return Verdict(False, f"{fn.question} Write your answer in place of None and run the cell again.")
     try:
         return fn(answer)
+    except AnswerTypeError as e:
+        return Verdict(False, f"{e} {fn.question}")
     except Exception as e:  # a broken answer gets a hint, not a traceback from inside the checker
         return Verdict(False, f"your answer could not be checked ({type(e).__name__}: {e}). {fn.question}")
 
@@ -80,7 +94,23 @@ def traced_run(fetches, feed_dict=None, graph=None):
     return value, meta.trace, meta.memory
 
 
+class AnswerTypeError(Exception):
+    """An answer of the wrong kind (the text "4" for the number 4): `check` turns it into a hint."""
+
+
+def as_number(answer, what="a number"):
+    """`answer` as a float: a Python or numpy number, never text (`"4"` gets a hint to drop the quotes)."""
+    if isinstance(answer, str):
+        raise AnswerTypeError(f"the answer is {what}, and {answer!r} is text: write it without quotes, "
+                              f"as {answer.strip()} rather than {answer!r}.")
+    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+        raise AnswerTypeError(f"the answer is {what}, not {type(answer).__name__} {answer!r}.")
+    return float(answer)
+
+
 def as_int(answer, what="a whole number"):
-    if isinstance(answer, bool) or not float(answer).is_integer():
-        raise ValueError(f"the answer is {what}")
-    return int(answer)
+    """`answer` as an int: a whole Python or numpy number (`4` or `4.0`), never text or a bool."""
+    value = as_number(answer, what)
+    if not value.is_integer():
+        raise AnswerTypeError(f"the answer is {what}, and {answer!r} is not whole.")
+    return int(value)

@@ -80,5 +80,12 @@ def cond_by_hand(my_cond):
                 return wrong(f"the value is right, but with p={pv} the {'*' if pv else '+'} ran too. Feed each "
                              "branch only from Switch outputs, so the untaken one receives dead tokens and is "
                              "skipped.")
+    unswitched = [t.op.name for t in (a, b) if any(c.type != "Switch" for c in t.consumers())]
+    if unswitched:
+        return wrong(f"the values are right, but {' and '.join(unswitched)} "
+                     f"{'reach' if len(unswitched) > 1 else 'reaches'} a branch without a Switch. tf.cond "
+                     "switches every tensor a branch reads from outside, one Switch per input (the whitepaper's "
+                     "rule), so each branch sees only values routed to it: give each input its own "
+                     "`switch(x, p)` and feed the branches only from those outputs.")
     return right("the Switches route a and b to one branch; the other receives dead tokens and never runs; the "
                  "Merge forwards the one live result. That is all tf.cond builds, plus the pivots.")

@@ -1,7 +1,7 @@
 """Chapter 06, gradients of while: history stacks, their order, the gradient loop's trip count."""
 import cfnb as tf
 
-from . import as_int, exercise, right, traced_run, wrong
+from . import as_int, as_number, exercise, right, traced_run, wrong
 
 
 def power_loop(x0=2.0, w0=3.0, n=3):
@@ -37,7 +37,7 @@ def pop_order(answer):
     pops = [float(f.value) for f in trace if f.op_type == "StackPopV2" and f.live]
     pushes = [float(f.value) for f in trace if f.op_type == "StackPushV2" and f.live]
     try:
-        got = [float(a) for a in answer]
+        got = [as_number(a) for a in answer]
     except TypeError:
         return wrong("answer with a list of numbers, e.g. [1.0, 2.0, 3.0].")
     if got == pops:

@@ -1,7 +1,7 @@
 """Chapter 07, functional While: the counter output, the accumulator added by the gradient, d²/dx²."""
 import cfnb as tf
 
-from . import as_int, exercise, right, wrong
+from . import as_int, as_number, exercise, right, wrong
 
 
 def rfc_loop(x0=2.0, grads=0):
@@ -59,7 +59,7 @@ def counter(answer):
                                   "While ops themselves, so this works.)")
 def second_derivative(answer):
     _, _, values = rfc_loop(grads=2)
-    if float(answer) == float(values["d"]):
+    if as_number(answer) == float(values["d"]):
         return right(f"{values['d']:g}: two squarings make v = x⁴, so d²v/dx² = 12x² = 48 at x = 2. The first "
                      "gradient is a While; differentiating it builds a While for the gradient of the gradient.")
     return wrong("after two iterations v = (x²)² = x⁴. Differentiate x⁴ twice and evaluate at x = 2.")

@@ -1,7 +1,7 @@
 """Chapter 08, from Python to graphs: what float32 does to a tolerance test."""
 import cfnb as tf
 
-from . import exercise, right, wrong
+from . import as_int, exercise, right, wrong
 
 
 def newton_iterations(dtype, tol=1e-9, cap=100):
@@ -53,7 +53,7 @@ def while_inputs(source):
                           "How many inputs does it have?")
 def loop_vars(answer):
     n = len(while_inputs(SUM_CELL))
-    got = int(answer)
+    got = as_int(answer)
     if got == n:
         return right(f"{n}: while_v2's counter and maximum_iterations; total and i, the names the body assigns "
                      "(AutoGraph's loop variables: read before the loop, changed in it); and n, which the loop "

@@ -82,10 +82,12 @@ _LONE_LOCAL = _lone_local_refcount()
 
 
 def forward_dead_inputs(body, defaults, forward_sites, forwarded):
-    """Give each element-wise kernel whose input variable no later line of `body` reads a kernel
-    that may write into that input (forwarding_kernel), and clear the variable after the
-    call, so that the result's buffer is again held by one variable only and the next op in a
-    chain can reuse it too. Returns the new body.
+    """Give each kernel that may forward (an element-wise op, forwarding_kernel; an item assignment,
+    runtime/slice_update.py) whose input variable no later line of `body` reads a kernel that may write
+    into that input, and clear the variable after the call, so that the result's buffer is again held
+    by one variable only and the next op in a chain can reuse it too. `forward_sites`: kernel name ->
+    (make(kernel, candidate inputs) -> the forwarding kernel, input refs, node name, inputs it may
+    forward). Returns the new body.
 
     Inside a loop, "later" ends with the iteration: every variable a body line reads is assigned
     earlier in the same iteration, except the Merges' m-variables, which the iteration's last
@@ -101,12 +103,12 @@ def forward_dead_inputs(body, defaults, forward_sites, forwarded):
         call = _CALL.match(line)
         if call is None or call.group(2) not in forward_sites:
             continue
-        ufunc, refs, name = forward_sites[call.group(2)]
-        candidates = tuple(k for k, r in enumerate(refs)
-                           if _FORWARDABLE_VAR.fullmatch(r) and refs.count(r) == 1 and last_read.get(r) == n)
+        make, refs, name, positions = forward_sites[call.group(2)]
+        candidates = tuple(k for k, r in enumerate(refs) if k in positions
+                           and _FORWARDABLE_VAR.fullmatch(r) and refs.count(r) == 1 and last_read.get(r) == n)
         if candidates:
             kernel = defaults[call.group(2)]
-            defaults[call.group(2)] = forwarding_kernel(ufunc, kernel, candidates)
+            defaults[call.group(2)] = make(kernel, candidates)
             forwarded[name] = candidates
             out.append(f"{call.group(1)}{' = '.join(refs[k] for k in candidates)} = None")
             forwarded_vars.update(refs[k] for k in candidates)

@@ -48,17 +48,17 @@ class Cond:
         return ids | {m.id for m, _ in self.merges}
 
 
-def find_conds(cg, frame_nodes, structural):
+def find_conds(graph, frame_nodes, structural):
     """The well-formed conds among `frame_nodes` (NodeItems of one frame, or of one branch), outermost
     only: a cond nested in another's branch is found when that branch is emitted."""
     groups = {}
     for it in frame_nodes:
         if it.kind == SWITCH and it.id not in structural and it.op is not None and it.num_outputs == 2:
-            groups.setdefault(_value_source(cg, it.in_edges[1]), []).append(it)
+            groups.setdefault(_value_source(graph, it.in_edges[1]), []).append(it)
     found = []
     for pred, switches in groups.items():
-        for component in _components(cg, switches):
-            cond = _grow(cg, pred, component)
+        for component in _components(graph, switches):
+            cond = _grow(graph, pred, component)
             if cond is not None:
                 found.append(cond)
     found.sort(key=lambda c: -len(c.members()))
@@ -71,19 +71,19 @@ def find_conds(cg, frame_nodes, structural):
     return conds
 
 
-def _value_source(cg, edge):
+def _value_source(graph, edge):
     """The edge through identities: `cond` reads its predicate through `pred_id = Identity(pred)`, and
     its pivot Switch reads `pred` itself; both are one predicate."""
     while True:
-        item = cg.items[edge[0]]
+        item = graph.items[edge[0]]
         if item.kind != NORMAL or item.op is None or item.op.type not in ALIAS_TYPES or item.control_in:
             return edge
         edge = item.in_edges[0]
 
 
-def _components(cg, switches):
+def _components(graph, switches):
     """Switches on one predicate, grouped by whether their branches touch (one cond or two)."""
-    reach = {sw.id: _reached(cg, sw) for sw in switches}
+    reach = {sw.id: _reached(graph, sw) for sw in switches}
     parent = {sw.id: sw.id for sw in switches}
 
     def find(x):
@@ -102,11 +102,11 @@ def _components(cg, switches):
     return list(groups.values())
 
 
-def _reached(cg, switch):
+def _reached(graph, switch):
     """Node ids reached forward from a Switch's outputs. A Merge is passed when all its inputs come from
     one side (a cond nested in that side) and is where the walk stops otherwise (a cond's own Merge)."""
     side_of, pending = {}, set()
-    stack = [(dst, port) for dst, _slot, port in cg.consumers[switch.id]]
+    stack = [(dst, port) for dst, _slot, port in graph.consumers[switch.id]]
     while True:
         while stack:
             nid, side = stack.pop()
@@ -115,40 +115,40 @@ def _reached(cg, switch):
                     side_of[nid] = "both"
                 continue
             side_of[nid] = side
-            if cg.items[nid].kind == MERGE:
+            if graph.items[nid].kind == MERGE:
                 pending.add(nid)
             else:
-                stack.extend((d, side) for d in _successors(cg, nid))
+                stack.extend((d, side) for d in _successors(graph, nid))
         for nid in sorted(pending):
-            sides = {port if src == switch.id else side_of.get(src) for src, port in cg.items[nid].in_edges}
+            sides = {port if src == switch.id else side_of.get(src) for src, port in graph.items[nid].in_edges}
             if len(sides) == 1 and sides <= {0, 1}:
                 pending.discard(nid)
                 side = sides.pop()
-                stack.extend((d, side) for d in _successors(cg, nid))
+                stack.extend((d, side) for d in _successors(graph, nid))
         if not stack:
             return set(side_of)
 
 
-def _successors(cg, nid):
+def _successors(graph, nid):
     """Data and control consumers; a nested loop's Enter leads to the consumers of its Exits."""
-    item = cg.items[nid]
+    item = graph.items[nid]
     if item.kind == ENTER:
         out = []
-        for ex in cg.exits_of(item.frame_name):
-            out.extend(d for d, _s, _p in cg.consumers[ex.id])
-            out.extend(cg.control_consumers[ex.id])
+        for ex in graph.exits_of(item.frame_name):
+            out.extend(d for d, _s, _p in graph.consumers[ex.id])
+            out.extend(graph.control_consumers[ex.id])
         return out
-    return [d for d, _s, _p in cg.consumers[nid]] + list(cg.control_consumers[nid])
+    return [d for d, _s, _p in graph.consumers[nid]] + list(graph.control_consumers[nid])
 
 
-def _grow(cg, pred, switches):
+def _grow(graph, pred, switches):
     """The Cond of these Switches, or None when its shape is not the well-formed one."""
-    items = cg.items
-    if any(sw.control_in or cg.control_consumers[sw.id] for sw in switches):
+    items = graph.items
+    if any(sw.control_in or graph.control_consumers[sw.id] for sw in switches):
         return None
     switch_ids = {sw.id for sw in switches}
     side_of, child_frames, pending = {}, {}, set()
-    stack = [(dst, port) for sw in switches for dst, _slot, port in cg.consumers[sw.id]]
+    stack = [(dst, port) for sw in switches for dst, _slot, port in graph.consumers[sw.id]]
 
     def source_side(src, port):
         if src in switch_ids:
@@ -169,9 +169,9 @@ def _grow(cg, pred, switches):
                 if child_frames.setdefault(child, side) != side:
                     return None
                 if nid not in side_of:
-                    for enter in cg.enters_of[child]:
+                    for enter in graph.enters_of[child]:
                         side_of[enter.id] = side
-                    stack.extend((d, side) for d in _successors(cg, nid))
+                    stack.extend((d, side) for d in _successors(graph, nid))
                 continue
             if item.kind not in (NORMAL, SWITCH) or item.op is None:
                 return None  # a NextIteration, Exit, fetch, ... reads a branch: the general rule
@@ -180,7 +180,7 @@ def _grow(cg, pred, switches):
                     return None
                 continue
             side_of[nid] = side
-            stack.extend((d, side) for d in _successors(cg, nid))
+            stack.extend((d, side) for d in _successors(graph, nid))
         # A Merge all of whose inputs lie on one side is a nested cond's: part of that side.
         inner = []
         for nid in pending:
@@ -193,11 +193,11 @@ def _grow(cg, pred, switches):
         for nid, side in inner:
             pending.discard(nid)
             side_of[nid] = side
-            stack.extend((d, side) for d in _successors(cg, nid))
+            stack.extend((d, side) for d in _successors(graph, nid))
     merges = []
     for nid in sorted(pending):
         merge = items[nid]
-        if len(merge.in_edges) != 2 or merge.control_in or any(p == 1 for _d, _s, p in cg.consumers[nid]):
+        if len(merge.in_edges) != 2 or merge.control_in or any(p == 1 for _d, _s, p in graph.consumers[nid]):
             return None
         by_side = {source_side(s, p): (s, p) for s, p in merge.in_edges}
         if set(by_side) != {0, 1}:
@@ -212,7 +212,7 @@ def _grow(cg, pred, switches):
         nid = stack.pop()
         if items[nid].kind == NEXT:  # the loop's back edge: the next iteration reads it
             continue
-        for d in _successors(cg, nid):
+        for d in _successors(graph, nid):
             if d not in downstream:
                 downstream.add(d)
                 stack.append(d)
@@ -222,8 +222,10 @@ def _grow(cg, pred, switches):
 
 
 def emit_cond(cg, cond, indent, defaults):
-    """Emit `if pred: <true side> else: <false side>`, each side ending with the Merges' values."""
-    pred_ref, pred_dead = cg.ref[cond.pred], cg.maybe_dead[cond.pred]
+    """Emit `if pred: <true side> else: <false side>`, each side ending with the Merges' values. `cg` is the code
+    generator (codegen.py), of which this needs four things: the expression of an edge (`value`), binding a
+    node's outputs to expressions (`set_ref`), a line (`emit`), and the lines of a group of nodes (`emit_nodes`)."""
+    pred_ref, pred_dead = cg.value(cond.pred)
     first = cond.switches[0]
     if any(sw.op.inputs[1].shape.ndims != 0 for sw in cond.switches):  # TensorFlow's SwitchOp check
         guard = f"{pred_ref} is not DEAD and " if pred_dead else ""
@@ -239,37 +241,18 @@ def emit_cond(cg, cond, indent, defaults):
     for side in (1, 0):
         if side == 0:
             cg.emit(indent, "else:")
-        start = len(cg.lines)
-        for sw in cond.switches:
-            src, port = sw.in_edges[0]
-            cg.set_ref(sw.id, side, cg.ref[(src, port)], cg.maybe_dead[(src, port)])
-            cg.set_ref(sw.id, "live", cg.ref[(src, port)], cg.maybe_dead[(src, port)])
-        _emit_side(cg, cond, side, indent + 1, defaults)
+        for sw in cond.switches:  # on its own side a Switch is its input, read through
+            expr, maybe_dead = cg.value(sw.in_edges[0])
+            cg.set_ref(sw.id, side, expr, maybe_dead)
+            cg.set_ref(sw.id, "live", expr, maybe_dead)
+        children = [c for c, s in cond.child_frames.items() if s == side]
+        emitted = cg.emit_nodes(sorted(cond.sides[side]), children, indent + 1, defaults)
         for (_merge, by_side), out in zip(cond.merges, outs):
-            cg.emit(indent + 1, f"{out} = {cg.ref[by_side[side]]}")
-            dead = dead or cg.maybe_dead[by_side[side]]
-        if len(cg.lines) == start:
+            cg.emit(indent + 1, f"{out} = {cg.value(by_side[side])[0]}")
+            dead = dead or cg.value(by_side[side])[1]
+            emitted += 1
+        if not emitted:
             cg.emit(indent + 1, "pass")
     for (merge, _), out in zip(cond.merges, outs):
         cg.set_ref(merge.id, 0, out, dead)
         cg.set_ref(merge.id, "live", out, dead)
-
-
-def _emit_side(cg, cond, side, indent, defaults):
-    """One side's nodes and nested loops, in an order its edges allow."""
-    units, owner = {}, {}
-    for nid in sorted(cond.sides[side]):
-        item = cg.items[nid]
-        key = ("frame", item.frame_name) if item.kind == ENTER else ("node", nid)
-        units.setdefault(key, []).append(item)
-        owner[nid] = key
-    for child, child_side in cond.child_frames.items():
-        if child_side == side:
-            for ex in cg.exits_of(child):
-                owner[ex.id] = ("frame", child)
-    if cg.with_conds:
-        cg.fold_conds(units, owner, set())  # conds nested in this branch
-    keys = list(units)
-    deps = {k: cg.unit_deps(k, units[k], owner) for k in keys}
-    for key in cg.toposort(keys, deps):
-        cg.emit_unit(key, units[key], indent, defaults)

@@ -14,11 +14,9 @@ class NotStatic(Exception):
     """The graph has a shape this compiler does not handle; the executor runs it instead."""
 
 
-def analyse_loop(exe, consumers, control_consumers, name):
-    """(LoopCond, loop Merges, loop Switches, Exits) of while frame `name`, or NotStatic.
-
-    `consumers[i]` lists (dst, slot, port) of node i's data outputs, `control_consumers[i]` its
-    control outputs (the code generator's tables)."""
+def analyse_loop(graph, name):
+    """(LoopCond, loop Merges, loop Switches, Exits) of while frame `name` of `graph` (a FrameGraph), or NotStatic."""
+    exe, consumers, control_consumers = graph.exe, graph.consumers, graph.control_consumers
     info = exe.frames[name]
     nodes = info.nodes
     loop_conds = [it for it in nodes if it.kind == NORMAL and it.op is not None and it.op.type == "LoopCond"]
@@ -56,4 +54,11 @@ def analyse_loop(exe, consumers, control_consumers, name):
     for it in nodes:
         if it.kind == MERGE and it.id not in merge_ids and any(exe.items[s].kind == ENTER for s, _ in it.in_edges):
             raise NotStatic(f"Merge {it.name} reads an Enter without a NextIteration")
+    for enter in graph.enters_of[name]:
+        # A non-constant Enter has a value in iteration 0 only: read by anything but its loop Merge, that node
+        # waits for ever in iteration 1 (a stuck graph, which the executor reports), where a function parameter
+        # would quietly be there every iteration.
+        if not enter.is_constant and (control_consumers[enter.id] or any(
+                dst not in merge_ids for dst, _slot, _port in consumers[enter.id])):
+            raise NotStatic(f"non-constant Enter {enter.name} is read by more than its loop Merge")
     return pivot, merges, switches, exits

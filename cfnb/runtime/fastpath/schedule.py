@@ -46,6 +46,14 @@ _serial = itertools.count()
 class StaticSchedule:
     """`run(feed_values) -> fetched values`, executing the generated code.
 
+    `source` is that code, a str to print and read: `run_root(feeds)` for the root frame and one `frame_<k>`
+    function per while frame, called by its parent once per parent iteration, whose `while True:` loop runs
+    the cond part, returns the Exits' values when the predicate is false, then runs the body. Variables are
+    named after node ids (`v12`: node 12's output, `m3`: a loop Merge's, `p5`: an Enter's, `x8`: an Exit's,
+    `c7`: a constant, `k9`: a kernel), and every line that calls a kernel ends with `# @<node id>`, which is
+    how a failure is reported at its node. `Session.run(..., run_metadata=meta)` hands the schedule that ran back in
+    `meta.static_schedule`.
+
     `forwarded` names the element-wise ops allowed to write their result into an input's buffer
     (node name -> input indices; see buffer_forwarding.py)."""
 

@@ -1,0 +1,74 @@
+"""What `while_loop` checks of the loop it builds, shared by both forms, with TensorFlow's messages.
+
+A loop is well-formed when its shape invariants have the structure of its loop variables and admit their initial
+shapes, and when one pass of the body gives back the structure of the loop variables with each one's dtype
+unchanged and its shape within the invariant. Control flow v1 checks this while `WhileContext._BuildLoop` wires
+the body's results into the NextIterations (TensorFlow's `_EnforceShapeInvariant`); control flow v2 while it
+builds the body function (`while_v2._check_shapes_compat`, `_check_num_inputs_outputs`). Each message names the
+loop and the variable, and says how to fix it.
+
+What the two forms check of the `cond` function differs in TensorFlow (v1's LoopCond demands a scalar bool, v2
+squeezes a one-element predicate), so those checks stay with each builder: `WhileContext._BuildLoop` and
+`while_v2._build_cond`.
+"""
+from ..framework import nest
+from ..framework.tensor_shape import as_shape
+
+
+def shape_less_than_or_equal(shape1, shape2):
+    """Whether `shape2` admits `shape1`: unknown rank admits all, else the same rank and each known dimension equal."""
+    if shape2.ndims is None:
+        return True
+    if shape1.ndims != shape2.ndims:
+        return False
+    return all(d2 is None or d1 == d2 for d1, d2 in zip(shape1.as_list(), shape2.as_list()))
+
+
+def flat_shape_invariants(label, loop_vars, shape_invariants):
+    """One TensorShape (or None: the variable's own shape) per flat loop variable; `shape_invariants` must have the
+    structure of `loop_vars` (TensorFlow's `nest.assert_same_structure(loop_vars, shape_invariants)`)."""
+    try:
+        nest.assert_same_structure(loop_vars, shape_invariants, check_types=False)
+    except (ValueError, TypeError) as e:
+        raise type(e)(f"while_loop '{label}': `shape_invariants` must have the structure of `loop_vars`.\n{e}") \
+            from None
+    return [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
+
+
+def check_initial_shapes(label, tensors, invariants):
+    """Each loop variable enters with a shape its invariant admits."""
+    for t, shape in zip(tensors, invariants):
+        if shape is not None and not shape_less_than_or_equal(t.shape, shape):
+            raise ValueError(f"while_loop '{label}': The shape invariant specified for {t.name} is not compatible "
+                             f"with the initial shape of the loop variable. It enters the loop with shape {t.shape}, "
+                             f"but the specified shape invariant is {shape}.")
+
+
+def body_result(label, result, expected):
+    """The body's result as a list with the structure of `expected` (the loop variables as the body received them,
+    in a list): a single value is wrapped, None and any other structure are refused."""
+    if result is None:
+        raise ValueError(f"while_loop '{label}': `body` returned None; it must return the new values of the loop "
+                         f"variables.")
+    if not nest.is_nested(result):
+        result = [result]
+    try:
+        nest.assert_same_structure(list(expected), list(result))
+    except ValueError as e:
+        raise ValueError(f"while_loop '{label}': `body` must return the structure of `loop_vars`.\n{e}") from None
+    return result
+
+
+def check_body_output(label, i, input_t, loop_shape, out):
+    """Loop variable #i, which entered as `input_t` with the loop's shape `loop_shape` (its invariant, or its
+    own shape), comes out of the body as `out`: the same dtype, a shape the loop's shape admits."""
+    if out.dtype != input_t.dtype:
+        raise TypeError(f"while_loop '{label}': Loop var {input_t.name} (loop variable #{i}) enters the loop with "
+                        f"type {input_t.dtype} but has type {out.dtype} after 1 iteration. {input_t.name} type "
+                        f"should remain constant; add a cfnb.cast in the body.")
+    if not shape_less_than_or_equal(out.shape, loop_shape):
+        allowed = loop_shape.most_specific_compatible_shape(out.shape)
+        raise ValueError(f"while_loop '{label}': Input tensor '{input_t.name}' (loop variable #{i}) enters the loop "
+                         f"with shape {input_t.shape}, but has shape {out.shape} after one iteration. To allow the "
+                         f"shape to vary across iterations, use the `shape_invariants` argument of tf.while_loop to "
+                         f"specify a less-specific shape, e.g. {allowed!r} for this variable.")

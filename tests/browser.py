@@ -1,0 +1,161 @@
+"""What the browser tests share: Debian's Chromium under Playwright, a JupyterLab server started the way
+`make lab` starts it (tools/lab.py), and the measurements of what a reader sees (JavaScript run in the page).
+
+Playwright's own browser download is never used: it launches the system's Chromium through
+`executable_path`, with a fresh profile (`--user-data-dir`) and the flags this machine's closed network
+needs. Each JupyterLab server gets fresh settings, data (so no notebook is trusted), runtime and
+workspace folders in the test's tmp_path.
+"""
+import contextlib
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import lab as lab_tool  # noqa: E402  (tools/lab.py: what `make lab` runs)
+
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+CHROMIUM = next(filter(None, map(shutil.which, BROWSERS)), None)
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 60_000
+MIN_TEXT_PX = 9
+
+
+@contextlib.contextmanager
+def chromium(tmp_path, width=1400, height=1000):
+    """A page in headless Chromium with a fresh profile; console errors are collected in `page.errors`."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        context = p.chromium.launch_persistent_context(
+            str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
+            viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            page.errors = []
+            page.on("pageerror", lambda e: page.errors.append(str(e)))
+            page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+            yield page
+        finally:
+            context.close()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyterlab(tmp_path, root):
+    """A JupyterLab server on a free port serving `root`, configured as `make lab` configures it; yields
+    its base URL and token."""
+    port, token = _free_port(), secrets.token_hex(16)
+    dirs = {name: tmp_path / name for name in ("settings", "user-settings", "data", "runtime", "workspaces",
+                                                "config")}
+    lab_tool.write_overrides(dirs["settings"])
+    # render every cell at once (JupyterLab renders only the cells near the view by default), so a test
+    # can measure every output of a notebook without scrolling it
+    overrides = dirs["settings"] / "overrides.json"
+    settings = json.loads(overrides.read_text())
+    settings["@jupyterlab/notebook-extension:tracker"] = {"windowingMode": "none"}
+    overrides.write_text(json.dumps(settings))
+    env = {**os.environ, "JUPYTER_DATA_DIR": str(dirs["data"]), "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
+           "JUPYTER_CONFIG_DIR": str(dirs["config"]), "JUPYTERLAB_SETTINGS_DIR": str(dirs["user-settings"]),
+           "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"])}
+    cmd = lab_tool.lab_command(dirs["settings"], "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+                               f"--IdentityProvider.token={token}", "--LabApp.expose_app_in_browser=True",
+                               "--ServerApp.port_retries=0", root=root, open_file=None)
+    log = open(tmp_path / "lab.log", "w")
+    server = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("JupyterLab did not start:\n" + (tmp_path / "lab.log").read_text()) from None
+                time.sleep(0.3)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+
+
+def open_notebook(page, base, token, path, kernel=True):
+    """Open `path` (relative to the server's root) in JupyterLab; with `kernel`, wait until its kernel is idle."""
+    page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.context"
+                           " && window.jupyterapp.shell.currentWidget.context.isReady")
+    if kernel:
+        page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
+                               " const k = w.sessionContext.session && w.sessionContext.session.kernel;"
+                               " return k && k.status === 'idle'; }")
+
+
+# What a reader sees of one picture: JavaScript run on an <img> (a data: URL SVG) or an inline <svg>.
+# Text size: the SVG's smallest font-size in its own units times the displayed px per unit.
+# Cut off: the picture's right or bottom edge beyond its clipping box, when that box cannot scroll.
+MEASURE_JS = r"""
+(el) => {
+  let svg = el, scale;
+  if (el.tagName.toLowerCase() === 'img') {
+    const src = el.getAttribute('src') || '';
+    if (!src.startsWith('data:image/svg+xml')) {
+      return {kind: 'raster', width: el.clientWidth, loaded: el.naturalWidth > 0};
+    }
+    const b64 = src.includes(';base64,');
+    const text = b64 ? atob(src.split(';base64,')[1]) : decodeURIComponent(src.split(',').slice(1).join(','));
+    svg = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+  }
+  const vb = (svg.getAttribute('viewBox') || '').split(/[ ,]+/).map(Number);
+  const unitsWide = vb.length === 4 ? vb[2] : parseFloat(svg.getAttribute('width'));
+  const shown = el.getBoundingClientRect();
+  scale = shown.width / unitsWide;
+  const inner = /scale\(([\d.]+)/.exec((svg.querySelector('#graph0') || svg).getAttribute('transform') || '');
+  if (inner) scale *= parseFloat(inner[1]);  // graphviz scaled the drawing down to a size (viz.drawing)
+  const sizes = [...svg.querySelectorAll('text')].map(t => parseFloat(t.getAttribute('font-size') ||
+      (t.closest('[font-size]') || {getAttribute: () => '14'}).getAttribute('font-size')));
+  const fonts = sizes.filter(s => s > 0);
+  let clip = el.parentElement, cut = false;
+  while (clip && clip !== document.body) {
+    const style = getComputedStyle(clip);
+    if (style.overflowX !== 'visible' || style.overflowY !== 'visible') {
+      const box = clip.getBoundingClientRect();
+      const scrolls = /(auto|scroll)/.test(style.overflowX) && /(auto|scroll)/.test(style.overflowY);
+      const beyond = shown.right - box.right > 1 || shown.bottom - box.bottom > 1 || box.left - shown.left > 1;
+      if (beyond && !scrolls) { cut = true; break; }
+      if (scrolls) break;
+    }
+    clip = clip.parentElement;
+  }
+  return {kind: 'svg', width: shown.width, loaded: el.tagName.toLowerCase() !== 'img' || el.naturalWidth > 0,
+          minTextPx: fonts.length ? Math.min(...fonts) * scale : null, cut,
+          texts: [...svg.querySelectorAll('text')].map(t => t.textContent)};
+}
+"""
+
+# Is element `target` (the firing node) inside the visible part of its scroll box?
+VISIBLE_IN_BOX_JS = """
+([target, box]) => {
+  const r = target.getBoundingClientRect(), b = box.getBoundingClientRect();
+  return r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom;
+}
+"""
