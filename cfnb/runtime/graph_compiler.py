@@ -111,7 +111,9 @@ class ExecutableGraph:
 def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, fuse=False, check=None):
     """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op. With `fuse`, an item
     assignment `a[k] = v` runs as one slice update that may write into `a` (slice_update.py). `check()`, when
-    given, is called every 1024 nodes (a run's deadline and cancellation: runtime/cancellation.py)."""
+    given, is called between the phases and every 1024 nodes within them (a run's deadline and cancellation:
+    runtime/cancellation.py), so a deadline stops a big graph's compile too."""
+    check = check or (lambda: None)
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
@@ -122,8 +124,11 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
         needed = needed_ops(fetch_tensors, target_ops, feed_set, lambda op: slice_update.inputs_of(op, updates))
         ops = [op for op in ops if op in needed]
 
+    check()
     items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)
+    check()
     in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
+    check()
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -132,6 +137,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
         item.pending_init = 1 + 2 * n_ctrl if item.kind == MERGE else n_data + n_ctrl
 
     frames = _build_control_flow_info(items, in_edges, control_in)
+    check()
 
     # Input-slot and pending-count layout per frame (an iteration allocates these once).
     for frame in frames.values():
@@ -143,6 +149,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
     _add_out_edges(items, in_edges, control_in)
+    check()
     _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check)
 
     roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
@@ -225,13 +232,13 @@ def _add_out_edges(items, in_edges, control_in):
         item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
 
 
-def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check=None):
+def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check):
     """Each op's kernel, made once; a strict While computes only the loop variables the run needs
     (output_liveness.py); an item assignment's SelectV2 runs as a slice update, in place when the executor hands it
     its target's last reference."""
     live = None
     for item in items:
-        if check is not None and not item.id & 1023:
+        if not item.id & 1023:
             check()
         if item.op in updates:
             item.kernel = slice_update.slice_update_kernel(updates[item.op], slice_update.LONE_IN_SLOT)

@@ -269,7 +269,7 @@ class Session:
                 executor.copy_in = self._memory.copy_in
         else:
             executor = Executor(exe)
-            executor.static = compile_static(exe) if self._config.static_schedule else None
+            executor.static = compile_static(exe, check) if self._config.static_schedule else None
             executor.plan = (needed, fetch_tensors, feed_tensors, targets)
         self._cache[key] = (self._graph.version, executor)
         return executor

@@ -8,6 +8,7 @@ may fail, never hang, and no thread of a run may outlive it.
 """
 import json
 import pathlib
+import sys
 import threading
 import time
 
@@ -171,6 +172,25 @@ def test_the_deadline_of_a_big_graph_counts_from_the_start_of_run(static):
     assert sess.run(y, {x: 0.0}) == 10000.0  # compiled now, and cached
     with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting for notification"):
         sess.run(y, {x: 0.0}, options=tf.RunOptions(timeout_in_ms=5))
+
+
+@pytest.mark.timeout(120)
+def test_every_phase_of_a_big_graphs_compile_asks_the_deadline():
+    """Compiling a 20,000-op graph asks the run's check (deadline and cancellation) between its phases and every 1024
+    nodes within them, the static schedule's code generation included: no phase spends seconds unchecked."""
+    from cfnb.runtime.fastpath.schedule import compile_static
+    from cfnb.runtime.graph_compiler import compile_graph
+    x, y = _chain(20000)
+    callers = []
+
+    def check():
+        callers.append(sys._getframe(1).f_code.co_name)
+    exe = compile_graph(y.graph, [y], [], [x], tf.Session()._make_kernel, check=check)
+    compiled = len(callers)
+    assert {"topological_order", "compile_graph", "_bind_kernels"} <= set(callers)
+    assert callers.count("compile_graph") >= 5 and callers.count("_bind_kernels") >= 19
+    assert compile_static(exe, check) is not None
+    assert callers[compiled:].count("emit_node") >= 19 and callers[-1] == "compile_static"
 
 
 @pytest.mark.timeout(120)

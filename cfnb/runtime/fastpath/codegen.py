@@ -40,8 +40,10 @@ class Codegen:
     variable, a constant's name, or an input read through) and `maybe_dead[(node id, port)]` says whether it may
     hold DEAD; port "live" is the expression that is DEAD iff the node was dead, which control edges read."""
 
-    def __init__(self, exe):
+    def __init__(self, exe, check=None):
         self.exe = exe
+        self.check = check       # called every 1024 nodes emitted: the run's deadline and cancellation
+        self.emitted = 0
         self.graph = FrameGraph(exe)
         self.items = exe.items
         self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_iters": [], "_frames": [],
@@ -178,6 +180,9 @@ class Codegen:
     # --- nodes: one emitter per kind ----------------------------------------------------------------
     def emit_node(self, item, indent, defaults):
         """A node's line(s): the emitter for its op type (`OP_EMITTERS`) or its kind (`EMITTERS`)."""
+        self.emitted += 1
+        if self.check is not None and not self.emitted & 1023:
+            self.check()
         if item.kind == NORMAL:
             emitter = OP_EMITTERS.get(item.op.type, Codegen.emit_kernel_call)
         else:

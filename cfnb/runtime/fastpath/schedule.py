@@ -131,12 +131,15 @@ class StaticSchedule:
         return error
 
 
-def compile_static(exe):
-    """A StaticSchedule for `exe`, or None when its shape is one the executor must run."""
+def compile_static(exe, check=None):
+    """A StaticSchedule for `exe`, or None when its shape is one the executor must run. `check()`, when given, is
+    called every 1024 nodes generated and before Python compiles the source (a run's deadline and cancellation)."""
     try:
-        source, namespace, forwarded = Codegen(exe).build()
+        source, namespace, forwarded = Codegen(exe, check).build()
     except NotStatic:
         return None
+    if check is not None:
+        check()
     filename = f"<cfnb static schedule {next(_serial)}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     line_nodes = {n: int(line.rsplit("# @", 1)[1]) for n, line in enumerate(source.split("\n"), start=1)
