@@ -14,6 +14,10 @@ from .tensor_shape import as_shape
 
 
 class FuncGraph(Graph):
+    # What a gradient may change in place (a failed gradients() call puts it back: build_journal.py).
+    _JOURNAL_FIELDS = ("name", "inputs", "outputs", "captures", "_capture_map", "control_captures",
+                       "structured_outputs")
+
     def __init__(self, name, outer_graph):
         super().__init__()
         self.name = name

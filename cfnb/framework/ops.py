@@ -12,6 +12,7 @@ captured tensor is routed through a Switch or a constant Enter, exactly as in Te
 import contextlib
 import threading
 
+from . import build_journal
 from . import dtype_rules as _rules
 from .default_session import run_using_default_session
 from .device_spec import device_string, parse_device
@@ -32,6 +33,9 @@ from .tensor_conversion_registry import (
 
 class Operation:
     """A node: `type`, `name`, data `inputs`, `control_inputs`, `outputs`, attributes, device."""
+
+    # What a graph rewrite may change in place (a failed gradients() call puts it back: build_journal.py).
+    _JOURNAL_FIELDS = ("_inputs", "_outputs", "_attrs", "_control_inputs", "_control_outputs", "_control_flow_context")
 
     def __init__(self, graph, op_type, name, inputs, attrs, device):
         self._graph = graph
@@ -69,6 +73,7 @@ class Operation:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
 
     def _set_attr(self, name, value):
+        build_journal.note(self)
         self._attrs[name] = value
 
     def colocation_groups(self):
@@ -78,6 +83,8 @@ class Operation:
     def _update_input(self, index, tensor):
         """Rewire input `index` (TensorFlow's `_update_input`: how a loop's back edge is closed)."""
         old = self._inputs[index]
+        for changed in (self, old, tensor):
+            build_journal.note(changed)
         old._consumers.remove(self)
         self._inputs[index] = tensor
         tensor._consumers.append(self)
@@ -85,6 +92,8 @@ class Operation:
 
     def _add_control_input(self, op):
         if op not in self._control_inputs:
+            build_journal.note(self)
+            build_journal.note(op)
             self._control_inputs.append(op)
             op._control_outputs.append(self)
             self._graph._version += 1
@@ -94,7 +103,9 @@ class Operation:
             self._add_control_input(op)
 
     def _remove_all_control_inputs(self):
+        build_journal.note(self)
         for op in self._control_inputs:
+            build_journal.note(op)
             op._control_outputs.remove(self)
         self._control_inputs = []
 

@@ -6,7 +6,7 @@ session runs the graph, which is why `bool(t)` and `for x in t` are refused in g
 operators (`t + 1`, `t[i]`) are installed by the op layer (`ops/math_ops.py`), which owns the ops
 they build, and `t.eval()` finds its session on the framework's default-session stack.
 """
-from . import errors
+from . import build_journal, errors
 from .default_session import eval_using_default_session
 from .tensor_shape import as_shape
 
@@ -15,6 +15,7 @@ class Tensor:
     """One output of an Operation: `op`, `value_index`, `dtype`, static `shape`."""
 
     __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    _JOURNAL_FIELDS = ("_consumers", "_shape")  # what a rewrite may change (build_journal.py)
     # numpy defers to the Tensor's reflected operators: `np.float64(1.) + t` is `t.__radd__(...)`.
     __array_priority__ = 100
 
@@ -43,6 +44,7 @@ class Tensor:
         return self._shape
 
     def set_shape(self, shape):
+        build_journal.note(self)
         self._shape = self._shape.merge_with(shape)
 
     def consumers(self):

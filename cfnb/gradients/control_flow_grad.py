@@ -10,8 +10,8 @@
 from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import convert_to_tensor, get_default_graph
-from ..framework.registry import NotDifferentiable, RegisterGradient
-from ..ops import control_flow_util, data_flow_ops, math_ops
+from ..framework.registry import RegisterGradient
+from ..ops import control_flow_util, math_ops
 from ..ops.control_flow_ops import CondContext, enter, exit, merge, switch
 from ..ops.while_context import WhileContext, _AddNextAndBackEdge
 from . import indexed_slices_util
@@ -128,7 +128,5 @@ def _loop_cond_grad(_, grad):
     return None
 
 
-# History stacks carry values for the gradient; they are not differentiated themselves.
-for _type in ("StackV2", "StackPushV2", "StackPopV2", "ControlTrigger"):
-    NotDifferentiable(_type)
-del data_flow_ops
+# History stacks (StackV2, StackPushV2, StackPopV2) and ControlTrigger have no gradient registered, as in
+# TensorFlow: no gradient ever reaches them (tests/test_gradient_table.py).

@@ -360,6 +360,11 @@ def zeros_like(op, index):
     ZerosLikeOutsideLoop, which reads them with VariableShape; cfnb's variables have static shapes)."""
     val = op.outputs[index]
     variable = variables.variable_spec(val) if val.dtype == dtypes.resource else None
+    if getattr(val.op.graph, "is_while_body", False) and val.dtype not in (dtypes.variant, dtypes.resource) \
+            and val.shape.is_fully_defined():
+        # In a functional loop's body, zeros that read `val` would make the gradient accumulate it
+        # (TensorFlow's _ZerosLikeV2 builds a constant there).
+        return array_ops.zeros(val.shape.as_list(), val.dtype)
     if not control_flow_util.IsSwitch(op):
         return array_ops.zeros(*variable) if variable else array_ops.zeros_like(val)
     op_ctxt = op._control_flow_context

@@ -13,12 +13,13 @@ the forward op*, which is rewritten in place to produce them (the course shows t
     accumulated.
 Because the gradient op satisfies the same contract, gradients of gradients work.
 """
-from ..framework import dtypes
+from ..framework import build_journal, dtypes
 from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import Tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops, list_ops, math_ops, variables
+from . import static_shapes
 from .gradients_util import gradients, is_trainable
 
 
@@ -35,7 +36,9 @@ def _rename_function(graph, func_graph, name):
 
 
 def _add_inputs(op, tensors):
+    build_journal.note(op)
     for t in tensors:
+        build_journal.note(t)
         op._inputs.append(t)
         t._consumers.append(op)
     op.graph._version += 1
@@ -43,6 +46,7 @@ def _add_inputs(op, tensors):
 
 def _add_outputs(op, specs):
     """Give `op` more outputs, one per (dtype, shape)."""
+    build_journal.note(op)
     for dtype, shape in specs:
         op._outputs.append(Tensor(op, len(op._outputs), dtype, shape))
     op.graph._version += 1
@@ -111,7 +115,7 @@ def _cond_grad(op, *grads):
     branches, attrs = _branches(op)
     g = get_default_graph()
     grads = [gr if gr is not None or not is_trainable(t) or t.dtype == dtypes.resource else
-             array_ops.zeros_like(t) for gr, t in zip(grads, op.outputs)]
+             static_shapes.zeros_like(t) for gr, t in zip(grads, op.outputs)]
     grad_graphs = [_branch_grad(branch, grads, g) for branch in branches]
     # An input gradient missing in one branch is zero there when another branch has one.
     for i in range(len(branches[0].inputs)):
@@ -202,12 +206,17 @@ def _resolve_cond_capture(tensor, forward, op, extra):
 
 
 # --- While ----------------------------------------------------------------------------------------
+_REDUCTIONS = ("Shape", "Size", "Rank", "TensorListElementShape", "TensorListLength")
+
+
 def _is_loop_invariant(tensor, inputs, outputs):
     return any(tensor is t for t in inputs) and any(tensor is t for t in outputs)
 
 
 class _WhileBodyGradFuncGraph(FuncGraph):
     """The gradient loop's body. Forward-body tensors it needs are accumulated (see module doc)."""
+
+    is_while_body = True  # a loop body too (its own gradient treats it as one)
 
     def __init__(self, name, forward_cond, forward_body, maximum_iterations, outer_graph):
         super().__init__(name, outer_graph)
@@ -259,6 +268,15 @@ class _WhileBodyGradFuncGraph(FuncGraph):
         self.internal_capture_to_output[captured_accumulator] = new_list
         return value
 
+    def create_op(self, op_type, inputs, attrs=None, name=None, compute_device=True):
+        """A Shape, Size, Rank or list length of forward-body tensors is computed in the forward body, so only its
+        small integer result is accumulated (TensorFlow's _WhileBodyGradFuncGraph._create_op_internal): the
+        gradient then holds no edge to the forward tensor itself."""
+        if op_type in _REDUCTIONS and inputs and all(t.graph is self.forward_graph for t in inputs):
+            with self.forward_graph.as_default():
+                return self.forward_graph.create_op(op_type, inputs, attrs, name, compute_device)
+        return super().create_op(op_type, inputs, attrs, name, compute_device)
+
     def _raw_capture(self, tensor):
         if tensor in self._capture_map:
             return self._capture_map[tensor]
@@ -289,6 +307,11 @@ def _zero_gradient(grad_graph, outer, inner):
             raise TypeError(f"Cannot build the zero gradient of resource '{outer.name}' for a branch of "
                             f"'{grad_graph.name}' that does not read it: the variable behind the handle is unknown.")
         return zeros
+    # A static shape gives constant zeros, as TensorFlow's zeros_like does in a graph (default_gradient.zeros_like):
+    # reading the input for its shape would make the gradient depend on it, and a second derivative through it
+    # zeros where TensorFlow's is None.
+    if inner.shape.is_fully_defined() and inner.dtype != dtypes.variant:
+        return array_ops.zeros(inner.shape.as_list(), inner.dtype)
     return array_ops.zeros_like(grad_graph.capture(inner))
 
 
@@ -390,17 +413,11 @@ def _pop_back_grad(op, dlist, delement):
     if dlist is None:
         dlist = list_ops.empty_tensor_list(op.outputs[1].shape, op.get_attr("element_dtype"))
     if delement is None:
-        delement = array_ops.zeros_like(op.outputs[1])
+        delement = static_shapes.zeros_like(op.outputs[1])
     return list_ops.tensor_list_push_back(dlist, delement), None
 
 
-for _type in ("EmptyTensorList", "TensorListLength"):
-    NotDifferentiable(_type)
-
-
-def _static_zeros(t):
-    """Zeros like `t`, from its static shape when known (no op reading `t`, so nothing to accumulate)."""
-    return array_ops.zeros(t.shape.as_list(), t.dtype) if t.shape.is_fully_defined() else array_ops.zeros_like(t)
+NotDifferentiable("TensorListLength")  # EmptyTensorList has no gradient registered, as in TensorFlow
 
 
 @RegisterGradient("TensorListStack")
@@ -428,7 +445,7 @@ def _list_get_item_grad(op, ditem):
 @RegisterGradient("TensorListSetItem")
 def _list_set_item_grad(op, dlist):
     input_list, index, item = op.inputs
-    list_grad = list_ops.tensor_list_set_item(dlist, index, _static_zeros(item))
+    list_grad = list_ops.tensor_list_set_item(dlist, index, static_shapes.zeros_like(item))
     item_grad = list_ops.tensor_list_get_item(dlist, index, item.dtype, item.shape)
     if op.get_attr("resize_if_index_out_of_bounds"):
         # A write past the end grew the list; the incoming list's gradient has the incoming list's length
@@ -454,7 +471,7 @@ def _list_gather_grad(op, dtensor):
 def _list_scatter_grad(op, dlist):
     _, tensor, indices = op.inputs
     dtensor = list_ops.tensor_list_gather(dlist, indices, tensor.dtype, tensor.shape[1:])
-    return list_ops.tensor_list_scatter(dlist, _static_zeros(tensor), indices), dtensor, None
+    return list_ops.tensor_list_scatter(dlist, static_shapes.zeros_like(tensor), indices), dtensor, None
 
 
 @RegisterGradient("TensorListConcatV2")
@@ -467,5 +484,4 @@ def _list_split_grad(op, dlist):
     return list_ops.tensor_list_concat(dlist, op.inputs[0].dtype)[0], None, None
 
 
-for _type in ("TensorListReserve", "TensorListElementShape"):
-    NotDifferentiable(_type)
+NotDifferentiable("TensorListElementShape")  # TensorListReserve has none registered, as in TensorFlow

@@ -14,14 +14,14 @@ when another one has a real one.
 import collections
 import contextlib
 
-from ..framework import dtypes
+from ..framework import build_journal, dtypes
 from ..framework.dtype_rules import TENSORFLOW_RULES, forced_dtype_rules
 from ..framework.func_graph import FuncGraph
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import get_gradient_function
-from ..ops import array_ops, array_ops_stack, control_flow_util, math_ops, variables
-from . import control_flow_state, indexed_slices_util
+from ..ops import array_ops, array_ops_stack, control_flow_util, list_ops, math_ops, variables
+from . import control_flow_state, indexed_slices_util, static_shapes
 
 _SCOPES = []  # name scopes of the gradients() calls under way, outermost first
 
@@ -33,8 +33,14 @@ def current_gradient_scope():
 
 
 def is_trainable(t):
-    """Gradients flow through floats, and through handles (variables) and variants (TensorLists)."""
-    return t.dtype.is_floating or t.dtype in (dtypes.resource, dtypes.variant)
+    """Gradients flow through floats, through handles (variables) and through variants (TensorLists), except a
+    list known to hold integers or booleans (TensorFlow's backprop_util.IsTrainable reads the element dtype from
+    the variant's handle data): an accumulator of loop indices or cond predicates carries no gradient, so a
+    second derivative that reaches x only through one is None, as in TensorFlow, not zeros."""
+    if t.dtype == dtypes.variant:
+        element = list_ops.list_element_dtype(t)  # a list of lists (an outer loop's accumulator of an inner one's)
+        return element is None or element.is_floating or element in (dtypes.variant, dtypes.resource)
+    return t.dtype.is_floating or t.dtype == dtypes.resource
 
 
 def _as_list(x):
@@ -66,7 +72,7 @@ def _consumers(t, captures):
     return out
 
 
-def _mark_reached_ops(from_ops, captures=({}, {})):
+def _mark_reached_ops(from_ops, captures=({}, {}), through=is_trainable):
     reached = set()
     queue = collections.deque(from_ops)
     while queue:
@@ -74,13 +80,33 @@ def _mark_reached_ops(from_ops, captures=({}, {})):
         if op not in reached:
             reached.add(op)
             for out in op.outputs:
-                if is_trainable(out):
+                if through(out):
                     queue.extend(_consumers(out, captures))
     return reached
 
 
+def _refuse_complex_paths(to_ops, from_ops, captures, xs_set):
+    """TensorFlow differentiates complex tensors; cfnb does not (its rules take no conjugates). A path from xs to
+    ys through a complex tensor would silently contribute nothing, so it is refused instead."""
+    reached = _mark_reached_ops(from_ops, captures, lambda t: t.dtype.is_complex or is_trainable(t))
+    seen, queue = set(), collections.deque(to_ops)
+    while queue:
+        op = queue.popleft()
+        if op in reached and op not in seen:
+            seen.add(op)
+            inputs = _inputs(op, captures, xs_set)
+            complex_tensor = next((t for t in list(op.outputs) + inputs if t.dtype.is_complex), None)
+            if complex_tensor is not None and complex_tensor.op in reached:
+                raise NotImplementedError(f"cfnb does not differentiate complex tensors: {complex_tensor.name} "
+                                          f"({complex_tensor.dtype.name}) lies between xs and ys (TensorFlow "
+                                          f"differentiates it; take the real and imaginary parts as float tensors)")
+            queue.extend(t.op for t in inputs)
+
+
 def _pending_count(to_ops, from_ops, captures, xs_set):
     reached = _mark_reached_ops(from_ops, captures)
+    if any(t.dtype.is_complex for op in reached for t in op.outputs):
+        _refuse_complex_paths(to_ops, from_ops, captures, xs_set)
     reachable_to_ops = {op for op in to_ops if op in reached}
     between_ops, between_op_list = set(), []
     queue = collections.deque(to_ops)
@@ -240,10 +266,10 @@ def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, cap
 def _get_grad(grads, t, unconnected_gradients):
     op_grads = grads.get(t.op)
     if not op_grads:
-        return array_ops.zeros_like(t) if unconnected_gradients == "zero" else None
+        return static_shapes.zeros_like(t) if unconnected_gradients == "zero" else None
     t_grad = op_grads[t.value_index]
     if t_grad is None and unconnected_gradients == "zero":
-        return array_ops.zeros_like(t)
+        return static_shapes.zeros_like(t)
     assert not isinstance(t_grad, list), "gradients list should have been aggregated by now."
     return t_grad
 
@@ -270,7 +296,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
     g = get_default_graph() if src_graph is not None else ys[0].graph
     # Gradient functions are written for TensorFlow's dtype rules; a numpy-rules graph already holds
     # explicit Casts, whose gradients cast back (see Graph.dtype_rules).
-    with g.as_default(), g.name_scope(name) as scope, _pushed(scope), forced_dtype_rules(TENSORFLOW_RULES):
+    # A failed build leaves the graph as it was (build_journal.py): TensorFlow's functions are frozen FunctionDefs
+    # that a half-built gradient cannot have changed; cfnb's are live FuncGraphs, rewritten in place.
+    with build_journal.rollback_on_error(g), g.as_default(), g.name_scope(name) as scope, _pushed(scope), \
+            forced_dtype_rules(TENSORFLOW_RULES):
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs_list]

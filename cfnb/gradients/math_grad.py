@@ -10,7 +10,9 @@ from ..framework import dtypes
 from ..framework.op_def_library import apply_op
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, math_ops
+from ..ops import arg_reductions, array_ops, array_ops_stack, math_ops, slicing_ops  # noqa: F401 - ArgMax, ArgMin
+from . import static_shapes
+from .unary_grad_ops import reciprocal_grad, relu_grad, rsqrt_grad, sigmoid_grad, sqrt_grad, tanh_grad
 
 # --- helper ops the gradients use ----------------------------------------------------------------
 
@@ -30,21 +32,6 @@ def _bga_kernel(op):
 
 register_op("BroadcastGradientArgs", lambda op: [(dtypes.int32, TensorShape([None]))] * 2, _bga_kernel,
             multi_output=True)
-
-
-def _unary_grad_op(op_type, fn):
-    register_op(op_type, lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], lambda op: fn)
-
-    def build(y, dy, name=None):
-        return apply_op(op_type, [("y", y), ("dy", dy)], name=name, default_name=op_type,
-                        same_type=("y", "dy")).outputs[0]
-    return build
-
-
-tanh_grad = _unary_grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y))
-sigmoid_grad = _unary_grad_op("SigmoidGrad", lambda y, dy: dy * y * (1 - y))
-sqrt_grad = _unary_grad_op("SqrtGrad", lambda y, dy: dy * 0.5 / y)
-_unary_grad_op("ReluGrad", lambda dy, features: np.where(features > 0, dy, np.zeros_like(dy)))
 
 
 # --- broadcasting ------------------------------------------------------------------------------
@@ -95,6 +82,7 @@ def _same_static_shapes(op, grad):
 
 
 @RegisterGradient("AddV2")
+@RegisterGradient("Add")
 def _add_grad(op, grad):
     if _same_static_shapes(op, grad):
         return grad, grad
@@ -126,10 +114,21 @@ def _binary(op, gx, gy):
     return (None if gx is None else _finish(gx, ax)), (None if gy is None else _finish(gy, ay))
 
 
+def _quotient_grad(op, grad, divide):
+    """d(x / y): grad / y and -grad * x / y / y, every division by `divide` (math_grad._RealDivGrad, and
+    _DivNoNanGrad, whose divisions are DivNoNan: 0 where y is 0)."""
+    x, y = op.inputs
+    return _binary(op, divide(grad, y), grad * divide(divide(-x, y), y))
+
+
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
-    x, y = op.inputs
-    return _binary(op, math_ops.div(grad, y), grad * math_ops.div(math_ops.div(-x, y), y))
+    return _quotient_grad(op, grad, math_ops.div)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    return _quotient_grad(op, grad, math_ops.div_no_nan)
 
 
 @RegisterGradient("Pow")
@@ -138,23 +137,27 @@ def _pow_grad(op, grad):
     z = op.outputs[0]
     gx = grad * y * math_ops.pow(x, y - array_ops.constant(1, dtype=y.dtype))
     safe_log = array_ops.where(x > 0, math_ops.log(array_ops.where(x > 0, x, array_ops.ones_like(x))),
-                               array_ops.zeros_like(x))
+                               static_shapes.zeros_like(x))
     gy = grad * z * safe_log
     return _binary(op, gx, gy)
 
 
-def _select_by(compare):
-    """Maximum/Minimum: the gradient goes to whichever input was chosen (x on ties, as TensorFlow)."""
-    def grad_fn(op, grad):
-        x, y = op.inputs
-        mask = compare(x, y)
-        zeros = array_ops.zeros_like(grad)
-        return _binary(op, array_ops.where_v2(mask, grad, zeros), array_ops.where_v2(mask, zeros, grad))
-    return grad_fn
+def _maximum_minimum_grad(op, grad, selector):
+    """The gradient goes to whichever input was chosen, x on ties (math_grad._MaximumMinimumGrad)."""
+    x, y = op.inputs
+    mask = selector(x, y)
+    zeros = array_ops.zeros_like(grad)
+    return _binary(op, array_ops.where_v2(mask, grad, zeros), array_ops.where_v2(mask, zeros, grad))
 
 
-RegisterGradient("Maximum")(_select_by(math_ops.greater_equal))
-RegisterGradient("Minimum")(_select_by(math_ops.less_equal))
+@RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, math_ops.greater_equal)
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, math_ops.less_equal)
 
 
 @RegisterGradient("SquaredDifference")
@@ -199,8 +202,7 @@ def _sqrt_grad(op, grad):
 
 @RegisterGradient("Rsqrt")
 def _rsqrt_grad(op, grad):
-    y = op.outputs[0]
-    return grad * array_ops.constant(-0.5, dtype=y.dtype) * y * y * y
+    return rsqrt_grad(op.outputs[0], grad)
 
 
 @RegisterGradient("Exp")
@@ -221,8 +223,7 @@ def _log1p_grad(op, grad):
 
 @RegisterGradient("Reciprocal")
 def _reciprocal_grad(op, grad):
-    y = op.outputs[0]
-    return -grad * y * y
+    return reciprocal_grad(op.outputs[0], grad)
 
 
 @RegisterGradient("Sin")
@@ -247,8 +248,7 @@ def _sigmoid_grad(op, grad):
 
 @RegisterGradient("Relu")
 def _relu_grad(op, grad):
-    return apply_op("ReluGrad", [("gradients", grad), ("features", op.outputs[0])],
-                    same_type=("gradients", "features")).outputs[0]
+    return relu_grad(grad, op.outputs[0])
 
 
 @RegisterGradient("Softmax")
@@ -354,17 +354,63 @@ RegisterGradient("Max")(_min_or_max_grad)
 RegisterGradient("Min")(_min_or_max_grad)
 
 
+def cumprod(x, axis, exclusive=False, reverse=False):
+    return apply_op("Cumprod", [("x", x), ("axis", axis)], {"exclusive": exclusive, "reverse": reverse},
+                    dtypes={"axis": dtypes.int32}).outputs[0]
+
+
 @RegisterGradient("Prod")
 def _prod_grad(op, grad):
+    """TensorFlow's `_ProdGrad`: an entry's gradient is the product of the *other* entries of its reduction, an
+    exclusive cumulative product from the left times one from the right (never y / x, which is 0/0 at a zero).
+    The reduced axes are moved to the front and flattened into one, so one pair of cumprods covers them all."""
+    x, axes = op.inputs
     kept, full = _kept_dims(op)
-    x = op.inputs[0]
-    y = array_ops.reshape(op.outputs[0], kept)
-    return array_ops.broadcast_to(array_ops.reshape(grad, kept), full) * math_ops.div(y, x), None
+    grad = array_ops.broadcast_to(array_ops.reshape(grad, kept), full)
+    rank = array_ops.rank(x)
+    reduced = math_ops.floormod(array_ops.reshape(array_ops.cast(axes, dtypes.int32), [-1]) + rank,
+                                math_ops.maximum(rank, 1))
+    other = apply_op("ListDiff", [("x", array_ops.range(0, rank)), ("y", reduced)], {"out_idx": dtypes.int32},
+                     same_type=("x", "y")).outputs[0]
+    perm = array_ops_stack.concat([reduced, other], 0)
+    shape = static_shapes.shape(x)
+    reduced_num = math_ops.reduce_prod(slicing_ops.gather(shape, reduced))
+    other_num = math_ops.reduce_prod(slicing_ops.gather(shape, other))
+    permuted = array_ops.transpose(x, perm)
+    flat = array_ops.reshape(permuted, array_ops_stack.stack([reduced_num, other_num]))
+    others = cumprod(flat, 0, exclusive=True) * cumprod(flat, 0, exclusive=True, reverse=True)
+    others = array_ops.reshape(others, array_ops.shape(permuted))
+    inverse = apply_op("InvertPermutation", [("x", perm)]).outputs[0]
+    return array_ops.reshape(grad * array_ops.transpose(others, inverse), shape), None
 
 
+@RegisterGradient("Sign")
+def _sign_grad(op, _):
+    """Zero, not None (math_grad._SignGrad): sign(x) is differentiable almost everywhere."""
+    return static_shapes.zeros_like(op.inputs[0])
+
+
+@RegisterGradient("Floor")
+def _floor_grad(_, unused_grad):
+    return [None]
+
+
+@RegisterGradient("FloorDiv")
+def _floor_div_grad(_, unused_grad):
+    return None, None
+
+
+@RegisterGradient("ArgMax")
+@RegisterGradient("ArgMin")
+def _arg_max_grad(_, unused_grad):
+    """An index has no gradient; TensorFlow registers a function that says so (math_grad._ArgMaxGrad)."""
+    return [None, None]
+
+
+# Ops TensorFlow declares not differentiable (ops.NotDifferentiable). An op TensorFlow leaves without any
+# registration (Where, Placeholder, NoOp, ...) stays unregistered here too, so that a gradient reaching it is
+# TensorFlow's LookupError rather than a silent None (tests/test_gradient_table.py holds the two tables together).
 for _type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
-              "LogicalNot", "FloorDiv", "Sign", "Floor", "BroadcastGradientArgs", "Range", "Shape", "Size",
-              "Rank", "ZerosLike", "OnesLike", "Const", "Placeholder", "StopGradient", "All", "Any", "Where",
-              "VarIsInitializedOp", "Assert", "NoOp", "AssignVariableOp", "VarHandleOp", "TanhGrad", "SigmoidGrad",
-              "SqrtGrad", "ReluGrad", "ReducedShape"):
+              "LogicalNot", "BroadcastGradientArgs", "Range", "Shape", "Size", "Rank", "ZerosLike", "OnesLike",
+              "Const", "StopGradient", "VarIsInitializedOp", "Assert", "ReducedShape"):
     NotDifferentiable(_type)

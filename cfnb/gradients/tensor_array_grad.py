@@ -5,25 +5,30 @@ Every TensorArray can have a gradient TensorArray of the same size, found by (ha
 iteration of a gradient loop write into one array. A read's gradient writes into it, a write's
 gradient reads from it; several gradient writes to one index add up.
 """
-from ..framework import dtypes
+from ..framework import dtypes, errors
 from ..framework.ops import get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient, register_op
 from ..framework.tensor_shape import TensorShape
 from ..ops import array_ops
-from ..ops.tensor_array_ops import TensorArray, TensorArrayState
+from ..ops.tensor_array_kernels import TensorArrayState
+from ..ops.tensor_array_ops import TensorArray
 from .gradients_util import current_gradient_scope
 
 
 def _grad_kernel(op, state):
     source = op.get_attr("source")
-    element_shape = op.get_attr("element_shape")  # learnt from the forward writes when the graph was built
 
     def tensor_array_grad(handle, flow):
+        if handle.accumulate:
+            # A gradient array lives in TensorFlow's `_tensor_array_grads` container, and TensorArrayGradV3
+            # takes only arrays of `_tensor_arrays`: a second derivative through a v1 TensorArray is refused.
+            raise errors.InvalidArgumentError(op, op, f"Wrong input container. _tensor_array_grads{handle.name}")
         grads = handle.grads
         if source not in grads:
-            shape = handle.element_shape if handle.element_shape is not None else element_shape
+            # The forward array's element shape as it stands when the gradient starts (TensorArrayGradOp): what its
+            # writes and gathers have set, nothing if none ran.
             grads[source] = TensorArrayState(f"{handle.name}@{source}", handle.dtype, handle.size, True, False,
-                                             shape, accumulate=True)
+                                             handle.element_shape, accumulate=True)
         return grads[source], flow
     return tensor_array_grad
 
@@ -46,10 +51,10 @@ def _grad_source(t):
 
 
 def _grad_ta(op, flow, source):
-    """TensorArray.grad(source, flow) of the array `op` works on."""
-    ta = TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=flow)
-    ta._element_shape = op.get_attr("element_shape_holder")
-    return ta.grad(source, flow)
+    """TensorArray.grad(source, flow) of the array `op` works on, through a new TensorArray object around its handle,
+    as TensorFlow's gradient functions make one: the gradient array learns its element shape from its own writes
+    (and, when it runs, from the forward array's), not from what the forward writes taught the graph."""
+    return TensorArray(op.get_attr("dtype"), handle=op.inputs[0], flow=flow).grad(source, flow)
 
 
 @RegisterGradient("TensorArrayReadV3")

@@ -1,14 +1,14 @@
 """`argmax` and `argmin`: the index of the largest/smallest element along an axis (ArgMax, ArgMin).
 
 As in TensorFlow the axis defaults to 0, the result is int64 unless `output_type` says otherwise,
-ties go to the first index, and the ops have no gradient (an index is not differentiable).
+ties go to the first index, and the gradient of an index is None (gradients/math_grad.py).
 """
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.op_def_library import apply_op
 from ..framework.ops import convert_to_tensor
-from ..framework.registry import NotDifferentiable, register_op
+from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
 from . import array_ops
 
@@ -32,8 +32,6 @@ def _arg_kernel(fn):
 
 register_op("ArgMax", _arg_infer, _arg_kernel(np.argmax))
 register_op("ArgMin", _arg_infer, _arg_kernel(np.argmin))
-NotDifferentiable("ArgMax")
-NotDifferentiable("ArgMin")
 
 
 def _arg(op_type):

@@ -13,7 +13,7 @@ the two builders made of them are `cond.py` and `while_loop.py`, as TensorFlow 2
 """
 import numpy as np
 
-from ..framework import dtypes, nest
+from ..framework import build_journal, dtypes, nest
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
@@ -189,11 +189,13 @@ class ControlFlowContext:
             self._outer_context.AddInnerOp(op)
 
     def Enter(self):  # noqa: N802
+        build_journal.note(self)  # a gradient adds to a forward context: a failed one is undone (build_journal.py)
         graph = get_default_graph()
         self._context_stack.append(graph._get_control_flow_context())
         graph._set_control_flow_context(self)
 
     def Exit(self):  # noqa: N802
+        build_journal.note(self)
         get_default_graph()._set_control_flow_context(self._context_stack.pop())
 
     def ExitResult(self, result):  # noqa: N802
@@ -203,6 +205,7 @@ class ControlFlowContext:
                 self._outer_context.AddName(x.name)
 
     def AddName(self, name):  # noqa: N802
+        build_journal.note(self)
         self._values.add(name)
 
     def _RemoveExternalControlEdges(self, op):  # noqa: N802
@@ -249,6 +252,7 @@ class CondContext(ControlFlowContext):
         return self._pivot
 
     def AddValue(self, val):  # noqa: N802
+        build_journal.note(self)
         if val.name in self._values:
             result = self._external_values.get(val.name)
             return val if result is None else result
@@ -269,6 +273,12 @@ class CondContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):  # noqa: N802
+        self._AddOpInternal(op)
+
+    def _AddOpInternal(self, op):  # noqa: N802
+        """Route each input of `op` into the branch (a Switch per outside tensor); a WhileContext calls this
+        directly when it moves a gradient's Shape/Size/Rank next to its forward input in a branch."""
+        build_journal.note(self)
         if not op.inputs:
             self._RemoveExternalControlEdges(op)
             if not any(_op_in_context(c, self) for c in op.control_inputs):
@@ -284,6 +294,7 @@ class CondContext(ControlFlowContext):
             self._RemoveExternalControlEdges(op)
         ctxt = self
         while ctxt is not None:
+            build_journal.note(ctxt)
             ctxt._values.update(t.name for t in op.outputs)
             ctxt = ctxt._outer_context
         if self._outer_context:
@@ -291,6 +302,7 @@ class CondContext(ControlFlowContext):
 
     def _ProcessOutputTensor(self, val):  # noqa: N802
         """A branch output that was made outside the branch (`lambda: x`) still needs a Switch."""
+        build_journal.note(self)
         real_val = val
         if val.name not in self._values:
             self._values.add(val.name)

@@ -36,7 +36,8 @@ class TensorList:
         the ZerosLike of a loop's accumulator)."""
         out = TensorList(None, None, 0, self.element_shape, self.element_dtype, items=())
         for v in self.to_list():
-            out = out.push(None if v is None else np.zeros_like(v))
+            # a list of lists (an outer loop's accumulator of an inner one's): zeros all the way down
+            out = out.push(None if v is None else v.zeros_like() if isinstance(v, TensorList) else np.zeros_like(v))
         return out
 
     @property
@@ -227,8 +228,9 @@ def _stack_kernel(op):
         if not items:
             shape = _first_known(element_shape, handle.element_shape)
             if shape is None:
-                raise errors.InvalidArgumentError(op, op, "Tried to stack elements of an empty list with "
-                                                          "non-fully-defined element_shape.")
+                raise errors.InvalidArgumentError(op, op, f"Tried to stack elements of an empty list with "
+                                                          f"non-fully-defined element_shape: "
+                                                          f"{_shape_text(element_shape)}")
             return _xp().zeros((0,) + shape, dtype=handle.element_dtype)
         return _xp().stack(items)
     return stack
@@ -242,7 +244,13 @@ def _from_tensor_kernel(op):
 def _gather_kernel(op):
     def gather(handle, indices, element_shape):
         items = [handle.item(op, int(k), element_shape) for k in np.reshape(indices, -1)]
-        return _xp().stack(items) if items else _xp().zeros([0], dtype=handle.element_dtype)
+        if items:
+            return _xp().stack(items)
+        shape = _first_known(element_shape, handle.element_shape)  # gathering nothing: [0] + the element shape
+        if shape is None:
+            raise errors.InvalidArgumentError(op, op, f"Tried to gather 0 elements from a list with "
+                                                      f"non-fully-defined element_shape: {_shape_text(element_shape)}")
+        return _xp().zeros((0,) + shape, dtype=handle.element_dtype)
     return gather
 
 
@@ -351,11 +359,38 @@ def tensor_list_length(handle, name=None):
                     default_name="TensorListLength").outputs[0]
 
 
+def _shape_text(element_shape):
+    """An element_shape value (-1 for unknown) as TensorFlow's PartialTensorShape::DebugString: `<unknown>`,
+    `[?,2]`."""
+    shape = np.asarray(-1 if element_shape is None else element_shape)
+    if shape.ndim == 0:
+        return "<unknown>"
+    return "[" + ",".join("?" if d < 0 else str(int(d)) for d in shape) + "]"
+
+
+def _known_tail(element_shape):
+    """The dimensions after the first, when they are all known (what concatenating an empty list needs)."""
+    shape = np.asarray(-1 if element_shape is None else element_shape)
+    if shape.ndim == 0 or len(shape) == 0 or (shape[1:] < 0).any():
+        return None
+    return tuple(int(d) for d in shape[1:])
+
+
 def _concat_kernel(op):
     def concat(handle, element_shape):
         items = [handle.item(op, k) for k in range(handle.length)]
         lengths = _xp().array([np.shape(v)[0] for v in items], np.int64)
-        return (_xp().concatenate(items) if items else _xp().zeros([0], dtype=handle.element_dtype)), lengths
+        if items:
+            return _xp().concatenate(items), lengths
+        # An empty list concatenates to [0] + the element shape's other dimensions (TensorListConcat), which
+        # must then be known.
+        tail = _known_tail(element_shape)
+        tail = _known_tail(handle.element_shape) if tail is None else tail
+        if tail is None:
+            raise errors.InvalidArgumentError(op, op, f"All except the first dimension must be fully defined when "
+                                                      f"concating an empty tensor list. element_shape: "
+                                                      f"{_shape_text(element_shape)}")
+        return _xp().zeros((0,) + tail, dtype=handle.element_dtype), lengths
     return concat
 
 
@@ -387,3 +422,62 @@ def tensor_list_split(tensor, lengths, element_shape=None, name=None):
     return apply_op("TensorListSplit", [("tensor", tensor), ("element_shape", _shape_const(element_shape)),
                                         ("lengths", lengths)], _attrs(tensor.dtype, None), name=name,
                     default_name="TensorListSplit", dtypes={"lengths": dtypes.int64}).outputs[0]
+
+
+# --- the element dtype of a list, read off the graph ------------------------------------------------------------
+_PASS_THROUGH = ("Identity", "Enter", "Exit", "Switch", "Merge", "NextIteration")
+
+
+def list_element_dtype(t):
+    """The element dtype of TensorList `t`, followed back to the op that made the list; None when unknown.
+
+    TensorFlow keeps it as the variant's handle data, which shape inference carries through loops, branches and
+    function arguments, and its gradients read it (backprop_util._DTypeFromTensor): a list of integers or booleans,
+    such as the accumulator of a loop index or of a cond's predicate, carries no gradient."""
+    seen = set()
+    while t not in seen:
+        seen.add(t)
+        op = t.op
+        if "element_dtype" in op.attr:
+            return op.get_attr("element_dtype")
+        if op.type in _PASS_THROUGH:
+            t = op.inputs[0]
+        elif op.type in ("While", "StatelessWhile"):
+            t = op.inputs[t.value_index]
+        elif op.type in ("If", "StatelessIf", "Case", "StatelessCase"):
+            branch = op.get_attr("then_branch") if "then_branch" in op.attr else op.get_attr("branches")[0]
+            t = branch.outputs[t.value_index]
+        elif op.type == "Placeholder" and hasattr(op.graph, "captures"):
+            t = _argument_source(op.graph, t)
+            if t is None:
+                return None
+        else:
+            return None
+    return None
+
+
+def _argument_source(func_graph, placeholder):
+    """The outer tensor a function's placeholder stands for: its capture, or the calling op's input."""
+    for external, internal in func_graph.captures:
+        if internal is placeholder:
+            return external
+    if not any(placeholder is t for t in func_graph.inputs):
+        return None
+    k = next(i for i, t in enumerate(func_graph.inputs) if t is placeholder)
+    caller = _caller(func_graph)
+    if caller is None:
+        return None
+    offset = 0 if caller.type in ("While", "StatelessWhile") else 1  # an If's or a Case's input 0 picks the branch
+    return caller.inputs[k + offset] if k + offset < len(caller.inputs) else None
+
+
+def _caller(func_graph):
+    """The op of the enclosing graph that calls `func_graph` (remembered once found)."""
+    caller = getattr(func_graph, "_caller", None)
+    if caller is not None and caller in caller.graph._ops_by_name.values():
+        return caller
+    for op in reversed(func_graph.outer_graph._ops):
+        if any(v is func_graph or (isinstance(v, list) and any(f is func_graph for f in v)) for v in op.attr.values()):
+            func_graph._caller = op
+            return op
+    return None

@@ -5,193 +5,15 @@ flow, and reads take the latest flow as an input: that data edge is what orders 
 reads in a dataflow graph. In a `while_loop` only the flow is a loop variable; the Python object
 is rebuilt around the flow inside the body (`_with_new_flow`).
 """
-import numpy as np
-
-from ..framework import dtypes, errors, op_kernel_context
+from ..framework import dtypes
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
-from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape, as_shape
 from ..framework.tensor_util import constant_value
-from . import array_ops, list_ops
+from . import array_ops, list_ops, tensor_array_kernels  # noqa: F401 - registers the TensorArray ops
 from .array_ops import _const_value, constant, identity
 from .control_flow_ops import group
 from .control_flow_v2_toggles import control_flow_v2_enabled
-
-_xp = op_kernel_context.device_module  # the array module of the kernel's device
-
-
-class TensorArrayState:
-    """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
-
-    __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read",
-                 "accumulate", "grads", "identical_element_shapes")
-
-    def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape, accumulate=False,
-                 identical_element_shapes=False):
-        self.name = name
-        self.dtype = dtype
-        self.size = int(size)
-        self.dynamic_size = dynamic_size
-        self.clear_after_read = clear_after_read
-        self.element_shape = element_shape
-        self.values = [None] * self.size
-        self.read = [False] * self.size
-        self.accumulate = accumulate  # a gradient TensorArray: writes to one index add up
-        self.grads = {}               # gradient TensorArrays, by gradient source
-        # infer_shape: the first write fixes the element shape, so unwritten elements read as zeros of it
-        # (TensorFlow's identical_element_shapes and TensorArray::LockedWriteOrAggregate)
-        self.identical_element_shapes = identical_element_shapes
-
-    def _check_index(self, op, index, writing):
-        if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
-            verb = "write to" if writing else "read from"
-            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {verb} index {index} but "
-                                                      f"array size is: {self.size}")
-        if index >= self.size:
-            grow = index + 1 - self.size
-            self.values.extend([None] * grow)
-            self.read.extend([False] * grow)
-            self.size = index + 1
-
-    def write(self, op, index, value):
-        index = int(index)
-        self._check_index(op, index, True)
-        if self.values[index] is not None and self.accumulate:
-            self.values[index] = self.values[index] + _xp().asarray(value)
-            return
-        if self.values[index] is not None:
-            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
-                                                      f"{index} because it has already been written to.")
-        value = _xp().asarray(value)
-        if self.dtype is not None and value.dtype != self.dtype:
-            raise errors.InvalidArgumentError(op, op, f"TensorArray dtype is {self.dtype} but Op is trying to write "
-                                                      f"dtype {value.dtype}.")
-        if self.element_shape is not None and not TensorShape(value.shape).is_compatible_with(self.element_shape):
-            raise errors.InvalidArgumentError(op, op, f"Could not write to TensorArray index {index} because the "
-                                                      f"value shape is {list(value.shape)} which is incompatible "
-                                                      f"with the TensorArray's inferred element shape: "
-                                                      f"{self.element_shape}.")
-        self.values[index] = value
-        if self.identical_element_shapes and (self.element_shape is None or not self.element_shape.is_fully_defined()):
-            self.element_shape = TensorShape(value.shape)
-
-    def read_at(self, op, index):
-        index = int(index)
-        self._check_index(op, index, False)
-        value = self.values[index]
-        if value is None and self.accumulate:
-            # A gradient TensorArray: an element no gradient was written to has gradient zero.
-            known = next((v for v in self.values if v is not None), None)
-            if known is not None:
-                return _xp().zeros_like(known)
-            if self.element_shape is not None and self.element_shape.is_fully_defined():
-                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
-        if value is None:
-            if self.read[index]:
-                raise errors.InvalidArgumentError(
-                    op, op, f"TensorArray {self.name}: Could not read index {index} twice because it was cleared "
-                            f"after a previous read (perhaps try setting clear_after_read = false?)")
-            if self.element_shape is not None and self.element_shape.is_fully_defined():
-                # TensorFlow reads zeros there, and (clear_after_read) counts it as read
-                self.read[index] = self.clear_after_read
-                return _xp().zeros(self.element_shape.as_list(), dtype=self.dtype)
-            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not read from TensorArray "
-                                                      f"index {index}: it was never written, and the element shape "
-                                                      f"is not fully defined ({self.element_shape or '<unknown>'}) "
-                                                      f"to read zeros. Set the TensorArray's element_shape.")
-        if self.clear_after_read:
-            self.values[index] = None
-            self.read[index] = True
-        return value[()] if value.ndim == 0 else value
-
-
-def _flow_out(op):
-    return [(dtypes.float32, TensorShape([]))]
-
-
-def _elem(op):
-    return op.get_attr("element_shape_holder")[0]
-
-
-def _ta_kernel(op, state):
-    dt = op.get_attr("dtype").as_numpy_dtype
-    dyn, clear, shape = op.get_attr("dynamic_size"), op.get_attr("clear_after_read"), op.get_attr("element_shape")
-    name, identical = op.name, op.attr.get("identical_element_shapes", False)
-    return lambda size: (TensorArrayState(name, dt, size, dyn, clear, shape, identical_element_shapes=identical),
-                         np.float32(0))
-
-
-register_op("TensorArrayV3", lambda op: [(dtypes.resource, TensorShape([2])), (dtypes.float32, TensorShape([]))],
-            _ta_kernel, stateful=True, multi_output=True)
-
-
-def _write_kernel(op, state):
-    def write(handle, index, value, flow):
-        handle.write(op, index, value)
-        return flow
-    return write
-
-
-def _read_kernel(op, state):
-    return lambda handle, index, flow: handle.read_at(op, index)
-
-
-def _gather_kernel(op, state):
-    def gather(handle, indices, flow):
-        vals = [handle.read_at(op, i) for i in np.reshape(indices, -1)]
-        if not vals:
-            # TensorFlow packs nothing only into a known element shape: the handle's, else the one the graph
-            # inferred from the writes (the `element_shape` attr of TensorArrayGatherV3)
-            for shape in (handle.element_shape, _elem(op)):
-                if shape is not None and shape.is_fully_defined():
-                    return _xp().zeros([0] + shape.as_list(), dtype=handle.dtype)
-            raise errors.UnimplementedError(op, op, f"TensorArray has size zero, but element shape {_elem(op)} is "
-                                                    f"not fully defined. Currently only static shapes are supported "
-                                                    f"when packing zero-size TensorArrays.")
-        return _xp().stack(vals)
-    return gather
-
-
-def _scatter_kernel(op, state):
-    def scatter(handle, indices, value, flow):
-        for i, v in zip(np.reshape(indices, -1), _xp().asarray(value)):
-            handle.write(op, i, v)
-        return flow
-    return scatter
-
-
-def _concat_kernel(op, state):
-    def concat(handle, flow):
-        vals = [_xp().asarray(handle.read_at(op, i)) for i in range(handle.size)]
-        lengths = _xp().array([v.shape[0] for v in vals], dtype=np.int64)
-        return _xp().concatenate(vals) if vals else _xp().zeros([0], dtype=handle.dtype), lengths
-    return concat
-
-
-def _split_kernel(op, state):
-    def split(handle, value, lengths, flow):
-        value = _xp().asarray(value)
-        offsets = np.cumsum([0] + [int(n) for n in lengths])
-        for i in range(len(lengths)):
-            handle.write(op, i, value[offsets[i]:offsets[i + 1]])
-        return flow
-    return split
-
-
-register_op("TensorArrayWriteV3", _flow_out, _write_kernel, stateful=True)
-register_op("TensorArrayReadV3", lambda op: [(op.get_attr("dtype"), _elem(op))], _read_kernel, stateful=True)
-register_op("TensorArrayGatherV3", lambda op: [(op.get_attr("dtype"), TensorShape(
-    [op._inputs[1].shape[0] if op._inputs[1].shape.ndims else None]).concatenate(_elem(op)))],
-    _gather_kernel, stateful=True)
-register_op("TensorArrayScatterV3", _flow_out, _scatter_kernel, stateful=True)
-register_op("TensorArrayConcatV3", lambda op: [(op.get_attr("dtype"), TensorShape([None]).concatenate(
-    _elem(op)[1:] if _elem(op).ndims else TensorShape(None))), (dtypes.int64, TensorShape([None]))],
-    _concat_kernel, stateful=True, multi_output=True)
-register_op("TensorArraySplitV3", _flow_out, _split_kernel, stateful=True)
-register_op("TensorArraySizeV3", lambda op: [(dtypes.int32, TensorShape([]))],
-            lambda op, state: lambda handle, flow: np.int32(handle.size), stateful=True)
-register_op("TensorArrayCloseV3", lambda op: [], lambda op, state: lambda handle: None, stateful=True)
 
 
 def _check_element_shape(ta, shape):
@@ -293,7 +115,11 @@ class TensorArray:
 
     def stack(self, name=None):
         with get_default_graph().name_scope(name or "TensorArrayStack"):
-            return self.gather(array_ops.range(0, self.size()))
+            value = self.gather(array_ops.range(0, self.size()))
+            size = self._size if isinstance(self._size, int) else constant_value(self._size)
+            if self._element_shape[0].ndims is not None and not self._dynamic_size and size is not None:
+                value.set_shape([int(size)] + self._element_shape[0].as_list())  # _GraphTensorArray.stack
+            return value
 
     def scatter(self, indices, value, name=None):
         with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:

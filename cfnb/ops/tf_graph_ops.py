@@ -11,10 +11,12 @@ as inputs, not attrs) and `TensorListConcatV2` (a third input, `leading_dims`).
 """
 import numpy as np
 
-from ..framework import dtypes, errors
+from ..framework import dtypes, errors, op_kernel_context
 from ..framework.registry import get_op_def, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_value
+
+_xp = op_kernel_context.device_module  # the array module of the kernel's device
 
 
 def _const_value(t):
@@ -103,26 +105,29 @@ def _rank_only(op):
     return [(x.dtype, TensorShape(None if x.shape.ndims is None else [None] * x.shape.ndims))]
 
 
-def _cumulative(fn):
+def _cumulative(name):
+    """Cumsum or Cumprod (`name` the array module's function), on the array module of the kernel's device (a
+    gradient, the product's, runs them wherever the values are)."""
     def kernel(op):
         exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
 
         def cumulative(x, axis):
-            x = np.asarray(x)
-            axis = int(axis)
-            y = np.flip(x, axis) if reverse else x
-            out = fn(y, axis=axis, dtype=x.dtype)
+            xp = _xp()
+            x = xp.asarray(x)
+            axis = int(axis) % max(x.ndim, 1)
+            y = xp.flip(x, axis) if reverse else x
+            out = getattr(xp, name)(y, axis=axis, dtype=x.dtype)
             if exclusive:
-                identity = np.zeros_like if fn is np.cumsum else np.ones_like
-                first = identity(np.take(out, [0], axis=axis))
-                out = np.concatenate([first, np.delete(out, -1, axis=axis)], axis=axis)
-            return np.flip(out, axis) if reverse else out
+                lead = (slice(None),) * axis
+                identity = xp.zeros_like if name == "cumsum" else xp.ones_like
+                out = xp.concatenate([identity(out[lead + (slice(0, 1),)]), out[lead + (slice(0, -1),)]], axis=axis)
+            return xp.flip(out, axis) if reverse else out
         return cumulative
     return kernel
 
 
-register_op("Cumsum", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative(np.cumsum))
-register_op("Cumprod", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative(np.cumprod))
+register_op("Cumsum", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative("cumsum"))
+register_op("Cumprod", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative("cumprod"))
 
 
 def _dynamic_stitch_kernel(op):

@@ -9,7 +9,7 @@ backprop loop's counter and the gradient accumulators of loop invariants.
 """
 import numpy as np
 
-from ..framework import dtypes, nest
+from ..framework import build_journal, dtypes, nest
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from . import array_ops, while_checks
 from . import control_flow_util as util
@@ -69,6 +69,7 @@ class WhileContext(ControlFlowContext):
 
     def AddValue(self, val):  # noqa: N802
         """A tensor from outside the loop enters through one constant Enter (cached)."""
+        build_journal.note(self)  # a gradient adds to a forward loop: a failed one is undone (build_journal.py)
         result = val
         new_value = val.name not in self._values and val.op._control_flow_context is not self
         if new_value:
@@ -120,6 +121,7 @@ class WhileContext(ControlFlowContext):
         self._AddOpInternal(op)
 
     def _AddOpInternal(self, op):  # noqa: N802
+        build_journal.note(self)
         if not op.inputs:
             internal, external = self._RemoveExternalControlEdges(op)
             if not internal:

@@ -150,6 +150,7 @@ def _build_body(g, scope, loop, body, cond_graph, swap_memory):
     maximum_iterations, *new loop variables), each new value of its variable's dtype and shape."""
     body_graph = FuncGraph(unique_function_name(g, scope, "body"), g)
     body_graph.swap_memory = bool(swap_memory)  # read by the gradient's accumulators (functional_grad.py)
+    body_graph.is_while_body = True  # its gradient's zeros are constants (control_flow_state.zeros_like)
     with body_graph.as_default():
         counter, bound, loop_vars = _add_loop_arguments(body_graph, loop.flat, loop.shapes)
         for t in cond_graph.external_captures:  # cond's captures come first among the body's

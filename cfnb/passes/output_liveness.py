@@ -52,8 +52,10 @@ def needed_loop_vars(while_op, live_ports):
 
 
 def live_outputs(ops, fetch_tensors, target_ops, feed_set):
-    """{op: set of output ports some fetch needs} over `ops` (the pruned graph). An op reached as a
-    target or through a control edge, and every op that is not a While, needs all its inputs."""
+    """{op: set of output ports some op of the run reads} over `ops` (the pruned graph). Every op that is not a
+    While runs and reads all its inputs, even one that feeds only a loop variable some While leaves dead (pruning
+    keeps every input of a While): the outputs it reads are live, else it would read a value never computed. An op
+    reached as a target or through a control edge needs all its outputs."""
     op_set = set(ops)
     live = {op: set() for op in ops}
     active = set()
@@ -75,6 +77,7 @@ def live_outputs(ops, fetch_tensors, target_ops, feed_set):
         use(t)
     for op in target_ops:
         activate(op)
+    work.extend(op for op in ops if op.type not in WHILE_TYPES)
     while work:
         op = work.pop()
         for c in op._control_inputs:

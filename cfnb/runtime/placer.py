@@ -6,7 +6,9 @@ The rules, for the cases the course uses, in the order TensorFlow applies them:
     handle and its reads and assignments) are one group and get one device;
   * a group's device is the device its members asked for with `tf.device`, matched against the
     Session's devices (`DeviceSet.resolve`); two members asking for different devices is TensorFlow's
-    "Cannot colocate nodes" error, unless `allow_soft_placement` lets the first request win;
+    "Cannot colocate nodes" error, unless `allow_soft_placement` lets the first request win; across a
+    resource edge the consumer gives way instead (a history stack built beside its forward value and
+    pushed and popped by ops a gradient's device scope asked elsewhere: `_resource_requests`);
   * an op that asked for nothing goes where heuristics put it: a generator (no inputs, one output
     edge) with its only consumer ("Heuristic A"), an Identity with its input ("Heuristic B"), and
     everything else on the default device (the first GPU, else the first CPU).
@@ -54,6 +56,33 @@ def colocation_groups(ops):
     return groups
 
 
+def _resource_requests(ops):
+    """{op: the device it asks for} after TensorFlow's ColocateResourceAndRefEdges (colocation_graph.cc): ops
+    joined by a resource edge are one group, and where the producer's side and the consumer's asked for
+    incompatible devices, the consumer's request is overridden by the producer's
+    (Member::EnsureCompatibilityAcrossResourceEdge) rather than refused. Requests are merged later (`place`)."""
+    groups = _Groups(ops)
+    request = {op: op.device for op in ops if op.device}  # by group root
+    for op in ops:
+        for t in op._inputs:
+            if t.dtype != dtypes.resource or t.op not in groups.parent:
+                continue
+            src, dst = groups.find(t.op), groups.find(op)
+            if src is dst:
+                continue
+            wanted = request.pop(src, None) or request.pop(dst, None)
+            request.pop(dst, None)
+            groups.union(src, dst)
+            if wanted:
+                request[groups.find(src)] = wanted
+    out = {}
+    for op in ops:
+        if op.device:
+            wanted = request.get(groups.find(op), op.device)
+            out[op] = op.device if _compatible(op.device, wanted) else wanted
+    return out
+
+
 def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
     """{op: full device name} for `ops` (a whole graph, as TensorFlow places the whole graph)."""
     groups = colocation_groups(ops)
@@ -71,19 +100,20 @@ def place(ops, devices, allow_soft_placement=False, log_device_placement=False):
 
     group_device = {}
     requested = {}
+    asks = _resource_requests(ops)
     # Requests are read in graph order, generators last (TensorFlow places them in a second pass, so an
     # impossible request is reported on the op that consumes a generator).
     for op in [op for op in ops if not is_generator(op)] + [op for op in ops if is_generator(op)]:
-        if op.device:
+        if op in asks:
             root = groups.find(op)
             prev = requested.get(root)
             if prev is None:
-                requested[root] = (op, op.device)
-            elif not _compatible(prev[1], op.device) and not allow_soft_placement:
+                requested[root] = (op, asks[op])
+            elif not _compatible(prev[1], asks[op]) and not allow_soft_placement:
                 raise errors.InvalidArgumentError(
                     None, op, f"Cannot colocate nodes {{{{colocation_node {prev[0].name}}}}} and {{{{colocation_node "
                               f"{op.name}}}}}: Cannot merge devices with incompatible ids: '{canonical(prev[1])}' and "
-                              f"'{canonical(op.device)}'")
+                              f"'{canonical(asks[op])}'")
     for root, (op, spec) in requested.items():
         group_device[root] = devices.resolve(op.name, spec, allow_soft_placement)
 
