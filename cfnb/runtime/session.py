@@ -23,6 +23,7 @@ from ..framework.default_session import get_default_session  # noqa: F401 - cfnb
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from ..passes.meta_optimizer import optimize
 from ..passes.pruning import needed_ops
 from .cancellation import StepCancellation
 from .config_options import GraphOptions
@@ -191,10 +192,10 @@ class Session:
         feed_tensors, feed_values = self._prepare_feeds(feed_dict)
         compiling = functools.partial(step.check, where=" (the deadline passed while the graph was pruned, lowered and "
                                                         "compiled)")
-        executor = self._executor(flat_fetches, targets, feed_tensors, compiling)
-        compiling()
         trace = Trace(limit=getattr(options, "trace_limit", None)) \
             if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
+        executor = self._executor(flat_fetches, targets, feed_tensors, compiling, traced=trace is not None)
+        compiling()
         static = executor.static if trace is None and step.deadline is None else None
         self._state.memory = MemoryLog() if trace is not None else None
         self._running = static
@@ -233,10 +234,10 @@ class Session:
         running = self._running
         return running.progress() if running is not None else []
 
-    def _executor(self, fetch_tensors, targets, feed_tensors, check=None):
+    def _executor(self, fetch_tensors, targets, feed_tensors, check=None, traced=False):
         """The executor of (fetches, targets, feeds), compiled once; `check()` (the run's deadline and cancellation)
         is asked between and inside the phases."""
-        key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))
+        key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors), traced)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == self._graph.version:
             return cached[1]
@@ -244,6 +245,9 @@ class Session:
         self._check_runnable(fetch_tensors, targets, feed_tensors)
         check()
         graph, fetch_tensors, targets, feed_tensors = self._runnable(fetch_tensors, targets, feed_tensors)
+        check()
+        graph, fetch_tensors, targets, feed_tensors = self._optimized(graph, fetch_tensors, targets, feed_tensors,
+                                                                      traced)
         check()
         placement = self._placement(graph)
         # An item assignment runs in place (slice_update.py) on one plain device (not where devices count memory
@@ -305,6 +309,16 @@ class Session:
         low = self._lowered[1]
         return (low.graph, [low.tensor_map[t] for t in fetches], [low.op_map[o] for o in targets],
                 [low.tensor_map[t] for t in feeds])
+
+    def _optimized(self, graph, fetches, targets, feeds, traced):
+        """The runnable graph as the optimization passes rewrite it (passes/meta_optimizer.py, Grappler's
+        MetaOptimizer; `graph_options.rewrite_options` switches them), when the run stays on one device: a
+        partitioned run keeps the graph as built."""
+        placement = self._placement(graph)
+        if placement is not None and len({placement[op] for op in needed_ops(fetches, targets, set(feeds))}) > 1:
+            return graph, fetches, targets, feeds
+        opt = optimize(graph, fetches, feeds, targets, self._config.graph_options.rewrite_options, traced)
+        return opt.graph, [opt.tensor(t) for t in fetches], [opt.op(o) for o in targets], [opt.tensor(t) for t in feeds]
 
     def _make_kernel(self, op):
         op_def = get_op_def(op.type)
