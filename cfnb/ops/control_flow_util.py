@@ -6,6 +6,20 @@ def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side b
     return op.type in ("Switch", "RefSwitch")
 
 
+def IsMerge(op):  # noqa: N802
+    return op.type in ("Merge", "RefMerge")
+
+
+def IsCondMerge(op):  # noqa: N802
+    """A Merge whose every input comes out of a CondContext (TensorFlow's `IsCondMerge`)."""
+    if not IsMerge(op) or not op.inputs:
+        return False
+    return all((ctxt := GetOutputContext(t.op)) is not None and ctxt.IsCondContext() for t in op.inputs)
+
+
+def IsLoopMerge(op):  # noqa: N802
+    """A loop's Merge (Enter and NextIteration in): every Merge that is not a cond's."""
+    return IsMerge(op) and not IsCondMerge(op)
 
 
 def IsLoopEnter(op):  # noqa: N802

@@ -51,7 +51,9 @@ _EXPLICIT = {
     "ops.nn_ops": ["cfnb.nn"],
     "ops.tensor_array_grad": ["cfnb.gradients.tensor_array_grad"],
     "ops.control_flow_util_v2": ["cfnb.ops.control_flow_util"],
-    "client.session": ["cfnb.runtime.session"],
+    "client.session": ["tools.tf_suite_shim.aliases", "cfnb.runtime.session"],
+    "ops.math_ops": ["cfnb.ops.math_ops", "tools.tf_suite_shim.aliases"],
+    "core.framework.graph_pb2": ["cfnb.graph_def"],
     "core.protobuf.config_pb2": ["cfnb.runtime.session", "cfnb.runtime.config_options", "cfnb.runtime.gpu_options"],
 }
 
@@ -67,7 +69,7 @@ _FALLBACK = ["cfnb", "cfnb.ops.array_ops", "cfnb.ops.math_ops", "cfnb.ops.contro
 
 # Modules that are only packages here: an attribute is a submodule (`from tensorflow.python.ops import
 # map_fn` is the module, not cfnb's function of that name).
-_PACKAGES = {"tensorflow", "tensorflow.python", "tensorflow.core", "tensorflow.core.protobuf",
+_PACKAGES = {"tensorflow", "tensorflow.python", "tensorflow.core", "tensorflow.core.protobuf", "tensorflow.core.framework",
              "tensorflow.python.data", "tensorflow.python.data.experimental", "tensorflow.python.data.experimental.ops"}
 _PACKAGE_DIRS = ("client", "compiler", "data", "eager", "framework", "grappler", "module", "ops", "ops.ragged",
                  "platform", "saved_model", "training", "util", "data.ops")

@@ -2,5 +2,15 @@
 import cfnb
 from cfnb.ops.array_ops import squeeze as squeeze_v2  # noqa: F401 - `array_ops.squeeze_v2`
 
+mul = cfnb.multiply                 # `math_ops.mul` (gen_math_ops' name, re-exported by math_ops)
 VariableV1 = cfnb.Variable          # `variable_v1.VariableV1`: cfnb's Variable is the v1 graph variable
 ResourceVariable = cfnb.Variable    # `resource_variable_ops.ResourceVariable`: the same read/assign semantics
+
+
+class Session(cfnb.Session):
+    """`session.Session` with TensorFlow's class-level `reset(target)`: a distributed master's reset, which
+    a cfnb (in-process) session has nothing to do for."""
+
+    @staticmethod
+    def reset(target, containers=None, config=None):
+        pass

@@ -13,8 +13,11 @@ def _session():
     return get_default_session() or cfnb.Session()
 
 
-def compute_gradient(f, x, delta=None):
-    """TensorFlow's `gradient_checker_v2.compute_gradient(f, x)`: x is a list of values."""
+def compute_gradient(f, x, *args, delta=None, **kwargs):
+    """TensorFlow's `gradient_checker_v2.compute_gradient(f, x)` (x a list of values), or v1's
+    `gradient_checker.compute_gradient(x, x_shape, y, y_shape, x_init_value=None, delta=1e-3)` (graph tensors)."""
+    if isinstance(f, cfnb.Tensor):
+        return _compute_gradient_v1(f, x, *args, delta=delta, **kwargs)
     xs = [np.asarray(v) for v in x]
     dtype = xs[0].dtype if xs[0].dtype.kind == "f" else np.float64
     xs = [v.astype(dtype) for v in xs]
@@ -54,3 +57,36 @@ def _to_numpy(a):
         from .test import _dense
         return _dense(a)
     return np.asarray(a)
+
+
+def _compute_gradient_v1(x, x_shape, y, y_shape, x_init_value=None, delta=None, init_targets=None,
+                         extra_feed_dict=None):
+    """v1's checker: the Jacobian of y by x (rows: x's elements), symbolic (one grad_ys per y element) and
+    by central differences feeding x (a fed Const too, as TensorFlow allows)."""
+    sess = _session()
+    delta = 1e-3 if delta is None else delta
+    x_val = np.asarray(x_init_value if x_init_value is not None else sess.run(x), x.dtype.as_numpy_dtype)
+    feed = dict(extra_feed_dict or {})
+    y_size, x_size = int(np.prod(y_shape)), int(np.prod(x_shape))
+    jac_t = np.zeros((x_size, y_size), x_val.dtype)
+    grad_ys = cfnb.placeholder(y.dtype, y_shape)
+    g = cfnb.gradients(y, x, grad_ys=grad_ys)[0]
+    for j in range(y_size):
+        onehot = np.zeros(y_size, y.dtype.as_numpy_dtype)
+        onehot[j] = 1
+        if g is not None:
+            jac_t[:, j] = np.asarray(sess.run(g, {**feed, x: x_val, grad_ys: onehot.reshape(y_shape)})).reshape(-1)
+    jac_n = np.zeros((x_size, y_size), x_val.dtype)
+    for i in range(x_size):
+        plus, minus = x_val.copy(), x_val.copy()
+        plus.reshape(-1)[i] += delta
+        minus.reshape(-1)[i] -= delta
+        yp = np.asarray(sess.run(y, {**feed, x: plus})).reshape(-1)
+        ym = np.asarray(sess.run(y, {**feed, x: minus})).reshape(-1)
+        jac_n[i, :] = (yp - ym) / (2 * delta)
+    return jac_t, jac_n
+
+
+def compute_gradient_error(x, x_shape, y, y_shape, x_init_value=None, delta=None, **kwargs):
+    jac_t, jac_n = _compute_gradient_v1(x, x_shape, y, y_shape, x_init_value, delta, **kwargs)
+    return float(np.max(np.abs(jac_t - jac_n))) if jac_t.size else 0.0

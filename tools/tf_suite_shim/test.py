@@ -58,8 +58,32 @@ def _is_tensor_like(value):
     return isinstance(value, (cfnb.Tensor, cfnb.Operation, cfnb.IndexedSlices)) or hasattr(value, "_as_graph_element")
 
 
+class _CapturedWrites:
+    def __init__(self, buffer):
+        self._buffer = buffer
+
+    def contents(self):
+        return self._buffer.getvalue()
+
+
 class TestCase(absltest.TestCase):
     """TensorFlow's `test.TestCase`, graph mode only."""
+
+    _cached = None  # set in setUp; here too for test classes whose setUp does not call ours
+
+    @contextlib.contextmanager
+    def captureWritesToStream(self, stream):  # noqa: N802 - TensorFlow's name
+        """What is written to `stream` (sys.stderr or sys.stdout) inside the block (cfnb's PrintV2 writes there)."""
+        import io
+        import sys
+        name = "stderr" if stream is sys.stderr else "stdout"
+        buffer = io.StringIO()
+        saved = getattr(sys, name)
+        setattr(sys, name, buffer)
+        try:
+            yield _CapturedWrites(buffer)
+        finally:
+            setattr(sys, name, saved)
 
     def setUp(self):
         super().setUp()
