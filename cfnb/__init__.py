@@ -13,8 +13,8 @@ from . import nn
 from .framework import dtypes, errors, nest
 from .framework.dtypes import (
     DType,
-    bfloat16,
     as_dtype,
+    bfloat16,
     bool_,
     complex64,
     complex128,
