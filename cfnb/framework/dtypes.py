@@ -96,8 +96,8 @@ resource = DType("resource", None)
 variant = DType("variant", None)
 half, double = float16, float64
 
-_ALL = [float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128,
-        bool_, string, resource, variant]
+_ALL = [float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64,
+        complex128, bool_, string, resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype not in (None, np.object_)}
 

@@ -13,8 +13,8 @@ from ..framework.tensor_shape import TensorShape
 from .protos import dtype_of, pb, type_enum
 
 # TensorProto's typed value field per dtype.
-_VAL_FIELD = {"float16": "half_val", "bfloat16": "half_val", "float32": "float_val", "float64": "double_val", "int32": "int_val",
-              "int64": "int64_val", "bool": "bool_val", "string": "string_val"}
+_VAL_FIELD = {"float16": "half_val", "bfloat16": "half_val", "float32": "float_val", "float64": "double_val",
+              "int32": "int_val", "int64": "int64_val", "bool": "bool_val", "string": "string_val"}
 
 
 def shape_proto(shape, proto=None):

@@ -69,7 +69,8 @@ _FALLBACK = ["cfnb", "cfnb.ops.array_ops", "cfnb.ops.math_ops", "cfnb.ops.contro
 
 # Modules that are only packages here: an attribute is a submodule (`from tensorflow.python.ops import
 # map_fn` is the module, not cfnb's function of that name).
-_PACKAGES = {"tensorflow", "tensorflow.python", "tensorflow.core", "tensorflow.core.protobuf", "tensorflow.core.framework",
+_PACKAGES = {"tensorflow", "tensorflow.python", "tensorflow.core", "tensorflow.core.protobuf",
+             "tensorflow.core.framework",
              "tensorflow.python.data", "tensorflow.python.data.experimental", "tensorflow.python.data.experimental.ops"}
 _PACKAGE_DIRS = ("client", "compiler", "data", "eager", "framework", "grappler", "module", "ops", "ops.ragged",
                  "platform", "saved_model", "training", "util", "data.ops")
