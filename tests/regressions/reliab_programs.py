@@ -908,3 +908,45 @@ def tf_suite_cumsum_cumprod(tf):
 @program(match="Expected scan axis in the range [-2, 2)")
 def tf_suite_cumsum_axis_out_of_range(tf):
     return {"r": tf.cumsum(tf.constant([[1., 2.], [3., 4.]]), 2)}, {}
+
+
+@program
+def tf_suite_tensor_array_split_int32_lengths(tf):
+    # tensor_array_ops_test.testTensorArraySplitRead / testSplitShape: int32 lengths are cast; equal constant
+    # lengths give the elements a static shape
+    value = tf.constant([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=True).split(value, tf.constant([1, 1, 1]))
+    tb = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(value, [1, 2])
+    return {"r0": ta.read(0), "b1": tb.read(1)}, {}
+
+
+@program(match={"v1": "Concat saw a scalar shape at index 0 but requires at least vectors",
+                "v2": "Concat saw a scalar shape at index 0 but requires at least vectors"})
+def tf_suite_tensor_array_concat_of_scalars(tf):
+    ta = tf.TensorArray(tf.float32, size=3, infer_shape=False)
+    return {"c": ta.write(0, 3.0).write(1, 4.0).write(2, [3.0]).concat()}, {}
+
+
+@program(match={"v1": "TensorArray has inconsistent shapes", "v2": "Incompatible ranks"})
+def tf_suite_tensor_array_concat_of_ranks_that_differ(tf):
+    ta = tf.TensorArray(tf.float32, size=3, infer_shape=False)
+    return {"c": ta.write(0, [3.0]).write(1, [4.0]).write(2, [[3.0]]).concat()}, {}
+
+
+@program(match={"v1": "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is 1 and value's "
+                      "shape is: [3]", "v2": "Unused values in tensor. Length of tensor: 3 Values used: 1"})
+def tf_suite_tensor_array_split_lengths_short(tf):
+    return {"f": tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], [1]).flow}, {}
+
+
+@program(match="Expected lengths to be a vector, received shape: []")
+def tf_suite_tensor_array_split_scalar_lengths(tf):
+    lengths = tf.placeholder(tf.int64)
+    return {"f": tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], lengths).flow}, {lengths: 1}
+
+
+@program
+def tf_suite_tensor_array_of_strings(tf):
+    # tensor_array_ops_test's string converter: numpy bytes written into a tf.string TensorArray
+    ta = tf.TensorArray(tf.string, size=3).unstack(np.array([b"a", b"bc", b"def"]))
+    return {"same": tf.equal(ta.stack(), tf.constant([b"a", b"bc", b"deg"]))}, {}
