@@ -14,6 +14,7 @@ the two builders made of them are `cond.py` and `while_loop.py`, as TensorFlow 2
 import numpy as np
 
 from ..framework import build_journal, dtypes, nest
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
@@ -80,9 +81,14 @@ register_op("ControlTrigger", lambda op: [], lambda op: lambda *a: None)
 
 def switch(data, pred, name=None):
     """`(output_false, output_true)`: `data` goes to output 1 if `pred`, else to output 0; the
-    other output is a dead tensor."""
+    other output is a dead tensor. An IndexedSlices is switched component by component, as TensorFlow's
+    `switch` does (values, indices, dense_shape)."""
     g = get_default_graph()
     with g.name_scope(name or "Switch") as scope:
+        if isinstance(data, IndexedSlices):
+            parts = [switch(t, pred, name=n) if t is not None else (None, None)
+                     for t, n in ((data.values, None), (data.indices, "indices"), (data.dense_shape, "dense_shape"))]
+            return tuple(IndexedSlices(*(p[k] for p in parts)) for k in (0, 1))
         data = convert_to_tensor(data, name="data")
         pred = convert_to_tensor(pred, name="pred")
         op = g.create_op("Switch", [data, pred], name=scope)
@@ -90,11 +96,27 @@ def switch(data, pred, name=None):
 
 
 def merge(inputs, name=None):
-    """`(output, value_index)`: forwards whichever input arrives live first."""
+    """`(output, value_index)`: forwards whichever input arrives live first. IndexedSlices inputs merge
+    component by component (TensorFlow's `merge`)."""
     g = get_default_graph()
+    if any(isinstance(t, IndexedSlices) for t in inputs):
+        with g.name_scope(name or "Merge") as scope:
+            slices = [t if isinstance(t, IndexedSlices) else _as_slices(convert_to_tensor(t)) for t in inputs]
+            values, chosen = merge([s.values for s in slices], name=scope)
+            indices, _ = merge([s.indices for s in slices], name="indices")
+            shapes = [s.dense_shape for s in slices]
+            dense_shape = merge(shapes, name="dense_shape")[0] if all(d is not None for d in shapes) else None
+            return IndexedSlices(values, indices, dense_shape), chosen
     inputs = [convert_to_tensor(t) for t in inputs]
     op = g.create_op("Merge", inputs, {"N": len(inputs)}, name=name or "Merge")
     return op.outputs[0], op.outputs[1]
+
+
+def _as_slices(t):
+    """A dense tensor as the IndexedSlices of all its rows (TensorFlow's `_as_indexed_slices`)."""
+    from .array_ops import range as range_, shape
+    dense_shape = shape(t)
+    return IndexedSlices(t, range_(0, dense_shape[0]), dense_shape)
 
 
 def enter(data, frame_name, is_constant=False, parallel_iterations=10, use_input_shape=True, name=None):
@@ -138,9 +160,13 @@ def group(*inputs, name=None):
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
+    """`output_tensor`, computed only after `dependencies`; an IndexedSlices gates its values (TensorFlow's)."""
     g = get_default_graph()
     with g.name_scope(name or "control_dependency") as scope:
         with g.control_dependencies(dependencies):
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(identity(output_tensor.values, name=scope), output_tensor.indices,
+                                     output_tensor.dense_shape)
             output_tensor = convert_to_tensor(output_tensor)
             return identity(output_tensor, name=scope)
 

@@ -950,3 +950,16 @@ def tf_suite_tensor_array_of_strings(tf):
     # tensor_array_ops_test's string converter: numpy bytes written into a tf.string TensorArray
     ta = tf.TensorArray(tf.string, size=3).unstack(np.array([b"a", b"bc", b"def"]))
     return {"same": tf.equal(ta.stack(), tf.constant([b"a", b"bc", b"deg"]))}, {}
+
+
+@program
+def tf_suite_switch_merge_indexed_slices(tf):
+    # control_flow_ops_py_test.testSwitchMergeIndexedSlices and with_dependencies: component by component
+    if tf.__name__.startswith("tensorflow"):
+        from tensorflow.python.ops import control_flow_ops as cfo
+    else:
+        from cfnb.ops import control_flow_ops as cfo
+    data = tf.IndexedSlices(tf.constant([1, 2, 3]), tf.constant([0, 2, 4]), tf.constant([6]))
+    merged = cfo.merge(cfo.switch(data, tf.constant(True)))[0]
+    gated = cfo.with_dependencies([tf.no_op()], merged)
+    return {"values": gated.values, "indices": gated.indices, "dense_shape": gated.dense_shape}, {}

@@ -32,6 +32,7 @@ OUT_OF_SCOPE_TESTS = {
     "ControlFlowTest.testGroup": _REF_MSG,
     "ControlFlowTest.testWithOpsDependencies": _REF_MSG,
     "ControlFlowTest.testWithTensorDependencies": _REF_MSG,
+    "ControlFlowTest.testWithIndexedSlicesDependencies": _REF_MSG,
     "ControlFlowTest.testCondResource": _RESOURCE,
     "ControlFlowTest.testCondGrad_ResourceVarSparseRead": _RESOURCE,
     "ControlFlowTest.testWhileGrad_ResourceVarSparseRead": _RESOURCE,
