@@ -114,7 +114,8 @@ def merge(inputs, name=None):
 
 def _as_slices(t):
     """A dense tensor as the IndexedSlices of all its rows (TensorFlow's `_as_indexed_slices`)."""
-    from .array_ops import range as range_, shape
+    from .array_ops import range as range_
+    from .array_ops import shape
     dense_shape = shape(t)
     return IndexedSlices(t, range_(0, dense_shape[0]), dense_shape)
 
