@@ -56,6 +56,7 @@ _TYPE_NAMES = {"float16": "DT_HALF", "bfloat16": "DT_BFLOAT16", "float32": "DT_F
                "int32": "DT_INT32", "int64": "DT_INT64", "bool": "DT_BOOL", "string": "DT_STRING",
                "resource": "DT_RESOURCE",
                "variant": "DT_VARIANT"}
+TYPE_NAMES = frozenset(_TYPE_NAMES.values())  # the DataTypes an imported graph may use
 
 
 def type_enum(dtype):
