@@ -53,6 +53,7 @@ _EXPLICIT = {
     "ops.control_flow_util_v2": ["cfnb.ops.control_flow_util"],
     "client.session": ["tools.tf_suite_shim.aliases", "cfnb.runtime.session"],
     "ops.math_ops": ["cfnb.ops.math_ops", "tools.tf_suite_shim.aliases"],
+    "ops.gen_control_flow_ops": ["tools.tf_suite_shim.aliases", "cfnb.ops.control_flow_ops"],
     "core.framework.graph_pb2": ["cfnb.graph_def"],
     "core.protobuf.config_pb2": ["cfnb.runtime.session", "cfnb.runtime.config_options", "cfnb.runtime.gpu_options"],
 }
