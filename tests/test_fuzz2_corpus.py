@@ -26,9 +26,7 @@ CORPUS = json.loads((FUZZ2 / "corpus2_tf.json").read_text())["programs"]
 SLICE = 100
 PATH_NAMES = list(PATHS)
 # cfnb bugs found by this corpus and not fixed yet (tests/fuzz2/KNOWN.md): program index -> why
-KNOWN_BUGS = {270: "v1 (TensorFlow v1 refuses it too, explained): a TensorArray unstacked outside a loop nested "
-                   "in a loop, read (and left unused) in the inner body: the gradient's Exit is 'entered from two "
-                   "frames' (gen2 seed 504 is the same class)"}
+KNOWN_BUGS = {}
 
 
 def test_corpus_has_500_programs_recorded_in_both_versions_with_second_order_and_devices():
@@ -65,6 +63,20 @@ def test_corpus_slice_matches_tensorflow(start):
 @pytest.mark.parametrize("index", sorted(KNOWN_BUGS))
 @pytest.mark.xfail(strict=True, reason="known cfnb bug, tests/fuzz2/KNOWN.md")
 def test_known_cfnb_bug(index):
+    entry = CORPUS[index]
+    got = run_cfnb(Program(entry["source"], entry["feeds"]), ("v1-static", "v1-executor"))
+    for path, result in got.items():
+        assert not mismatches(result, _want(entry, "v1")), f"program {index} on {path}"
+
+
+# cfnb bugs this corpus found and that are fixed (regression programs in tests/regressions/fuzz2_programs.py):
+# program index -> the class; each must match on both v1 paths, not only the one its slice picks
+FIXED_V1 = {270: "a gather of an inner loop's result in an outer loop: the v1 gradient's Exit was 'entered from two "
+                 "frames' (gradient_of_a_gather_of_an_inner_loop_result_in_an_outer_loop)"}
+
+
+@pytest.mark.parametrize("index", sorted(FIXED_V1))
+def test_fixed_cfnb_bug_on_both_v1_paths(index):
     entry = CORPUS[index]
     got = run_cfnb(Program(entry["source"], entry["feeds"]), ("v1-static", "v1-executor"))
     for path, result in got.items():

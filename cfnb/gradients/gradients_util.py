@@ -173,6 +173,16 @@ def _get_grads(grads, op):
 _PASSES_INDEXED_SLICES = ("Identity", "ReadVariableOp", "PlaceholderWithDefault", "Switch", "Merge")
 
 
+def _dense_outside_loop(out_grads):
+    """An Exit's gradient, made dense where it was computed, outside the gradient loop it is about to enter.
+
+    TensorFlow's `_ExitGrad` enters an IndexedSlices' values and indices into the gradient loop as they are; cfnb's
+    loop gradients are dense, and densifying inside the gradient loop would build the UnsortedSegmentSum there, so
+    the Exit's `b_exit` Enter would be fed from its own frame ("entered from two frames", e.g. the gradient of a
+    `gather` of a loop's result)."""
+    return [convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in out_grads]
+
+
 def _has_any_not_none_grads(grads, op):
     out_grads = _get_grads(grads, op)
     for g in out_grads:
@@ -327,6 +337,8 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             if loop_state:
                 loop_state.enter_grad_while_context(op, before=True)
             out_grads = _aggregated_grads(grads, op, loop_state)
+            if control_flow_util.IsLoopExit(op):
+                out_grads = _dense_outside_loop(out_grads)
             if loop_state:
                 loop_state.exit_grad_while_context(op, before=True)
             has_out_grads = any(isinstance(x, (Tensor, IndexedSlices)) for x in out_grads)
