@@ -29,6 +29,7 @@ def _grad_kernel(op, state):
             # writes and gathers have set, nothing if none ran.
             grads[source] = TensorArrayState(f"{handle.name}@{source}", handle.dtype, handle.size, True, False,
                                              handle.element_shape, accumulate=True)
+            grads[source].marked_size = handle.marked_size  # TensorArrayGradOp passes the forward MarkedSize on
         return grads[source], flow
     return tensor_array_grad
 

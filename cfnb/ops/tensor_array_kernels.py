@@ -18,7 +18,7 @@ class TensorArrayState:
     """The run-time object a TensorArray handle points at (one per execution of TensorArrayV3)."""
 
     __slots__ = ("name", "dtype", "size", "dynamic_size", "clear_after_read", "element_shape", "values", "read",
-                 "accumulate", "grads", "identical_element_shapes")
+                 "accumulate", "grads", "identical_element_shapes", "marked_size")
 
     def __init__(self, name, dtype, size, dynamic_size, clear_after_read, element_shape, accumulate=False,
                  identical_element_shapes=False):
@@ -35,6 +35,9 @@ class TensorArrayState:
         # infer_shape: the first write fixes the element shape, so unwritten elements read as zeros of it
         # (TensorFlow's identical_element_shapes and TensorArray::LockedWriteOrAggregate)
         self.identical_element_shapes = identical_element_shapes
+        # The size a split left (TensorArray::SetMarkedSize; -1 before any): a gradient array takes its forward
+        # array's when it is created, and concatenates that many elements (PackOrConcatSize), not its own size.
+        self.marked_size = -1
 
     def _check_index(self, op, index, writing):
         if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
@@ -189,7 +192,8 @@ def _check_concat_shapes(op, vals):
 
 def _concat_kernel(op, state):
     def concat(handle, flow):
-        vals = [_xp().asarray(handle.read_at(op, i)) for i in range(handle.size)]
+        size = handle.marked_size if handle.accumulate and handle.marked_size >= 0 else handle.size
+        vals = [_xp().asarray(handle.read_at(op, i)) for i in range(size)]
         _check_concat_shapes(op, vals)
         lengths = _xp().array([v.shape[0] for v in vals], dtype=np.int64)
         if vals:
@@ -228,6 +232,8 @@ def _split_kernel(op, state):
         value = _xp().asarray(value)
         _check_split(op, handle, value, lengths)
         offsets = np.cumsum([0] + [int(n) for n in lengths])
+        if not handle.accumulate:
+            handle.marked_size = len(lengths)  # TensorArraySplitOp's SetMarkedSize
         for i in range(len(lengths)):
             handle.write(op, i, value[offsets[i]:offsets[i + 1]])
         return flow

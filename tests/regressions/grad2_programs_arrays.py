@@ -182,3 +182,16 @@ def map_fn_gradient_over_an_empty_tensor(tf):
     x = tf.placeholder(tf.float32, [None, 2], name="x")
     r = tf.map_fn(lambda e: e * e, x)
     return {"r": r, "g": grads(tf, r, [x])[0]}, {x: np.zeros([0, 2], np.float32)}
+
+
+@program
+def gradient_of_a_split_then_written_past_its_end(tf):
+    """TensorFlow's testSkipEagerTensorArraySplitDynamic: split into a dynamic array, write index 3, concat. v1's
+    split gradient concatenates the gradient array's first 3 elements, the size the split left (TensorArraySplitOp's
+    SetMarkedSize, a gradient array's PackOrConcatSize); cfnb concatenated all 4, a gradient of shape (4,)."""
+    value = tf.placeholder(tf.float32, [3], name="value")
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=False)
+    ta = ta.split(value, tf.constant([1, 1, 1], dtype=tf.int64)).write(3, tf.constant([4.0]))
+    out = ta.concat()
+    (g,) = tf.gradients(out * [1.0, -0.5, 2.0, 3.0], value)
+    return {"out": out, "g": g}, {value: [1.0, 2.0, 3.0]}
