@@ -1,8 +1,34 @@
-"""Shared fixtures: every test starts on a fresh default graph with control flow v1."""
+"""Shared fixtures: every test starts on a fresh default graph with control flow v1.
+
+Also how `make test` spreads the suite over pytest-xdist workers (`-n auto --dist loadgroup`, pyproject.toml):
+tests go one by one to whichever worker is free, except what must stay together, which goes to one worker in
+file order (`pytest_collection_modifyitems` below)."""
 import numpy as np
 import pytest
 
 import cfnb
+
+SHARED_SCOPES = ("module", "package", "session")
+
+
+def _keep_with_its_file(item):
+    """True for a notebook cell (nbval runs a notebook's cells in order in one kernel) and for a test that uses a
+    module- or session-scoped fixture of its own file (a Chromium, a built site, a JupyterLab server): split over
+    two workers, such a fixture would be built twice, and rebuilt each time a worker comes back to the file."""
+    if item.path.suffix == ".ipynb":
+        return True
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    module_id = item.nodeid.split("::")[0]
+    return any(d.scope in SHARED_SCOPES and d.baseid == module_id for ds in defs.values() for d in ds)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Mark what must stay together with its file's name as `xdist_group` (used by `--dist loadgroup`; harmless
+    in a serial run). Runs first, so that xdist's own hook sees the marks."""
+    for item in items:
+        if _keep_with_its_file(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 @pytest.fixture(autouse=True)
