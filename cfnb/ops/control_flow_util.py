@@ -3,20 +3,25 @@ from ..framework.ops import register_input_context_check
 
 
 def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side by side
+    """Whether `op` is a Switch (TensorFlow's `control_flow_util.IsSwitch`)."""
     return op.type in ("Switch", "RefSwitch")
 
 
 
 
 def IsLoopEnter(op):  # noqa: N802
+    """Whether `op` is an Enter, the entry of a loop frame (TensorFlow's `IsLoopEnter`)."""
     return op.type in ("Enter", "RefEnter")
 
 
 def IsLoopConstantEnter(op):  # noqa: N802
+    """Whether `op` is an Enter of a loop invariant (TensorFlow's `IsLoopConstantEnter`): its
+    value is the same in every iteration, so a gradient sums over iterations instead of stacking."""
     return IsLoopEnter(op) and op.get_attr("is_constant")
 
 
 def IsLoopExit(op):  # noqa: N802
+    """Whether `op` is an Exit, a loop's output (TensorFlow's `IsLoopExit`)."""
     return op.type in ("Exit", "RefExit")
 
 
@@ -31,6 +36,8 @@ def IsLoopSwitch(op):  # noqa: N802
 
 
 def IsCondSwitch(op):  # noqa: N802
+    """Whether a Switch belongs to a cond rather than a loop (TensorFlow's `IsCondSwitch`): all its
+    consumers are in a cond branch. The gradient of a Switch and the partitioner tell the two apart by this."""
     if not IsSwitch(op):
         return False
     if not op.outputs:
@@ -63,6 +70,7 @@ def GetOutputContext(op):  # noqa: N802
 
 
 def GetWhileContext(op):  # noqa: N802
+    """The innermost loop `op` was built in, or None (TensorFlow's `control_flow_util.GetWhileContext`)."""
     ctxt = op._control_flow_context
     if ctxt:
         ctxt = ctxt.GetWhileContext()
@@ -70,6 +78,8 @@ def GetWhileContext(op):  # noqa: N802
 
 
 def GetContainingWhileContext(ctxt, stop_ctxt=None):  # noqa: N802
+    """The first loop context at or above `ctxt`, stopping at `stop_ctxt` (TensorFlow's
+    `GetContainingWhileContext`)."""
     while ctxt:
         if ctxt.IsWhileContext() or ctxt is stop_ctxt:
             return ctxt
@@ -78,6 +88,8 @@ def GetContainingWhileContext(ctxt, stop_ctxt=None):  # noqa: N802
 
 
 def IsContainingContext(ctxt, maybe_containing_ctxt):  # noqa: N802
+    """Whether `maybe_containing_ctxt` is `ctxt` or encloses it (TensorFlow's `IsContainingContext`;
+    None, the graph's root, contains everything)."""
     while ctxt is not maybe_containing_ctxt:
         if ctxt is None:
             return False

@@ -173,6 +173,10 @@ class MultiDeviceExecutor:
         return make
 
     def run(self, feed_values, trace=None, deadline=None):
+        """Run every device's partition at once, one thread per device, joined by one rendezvous (TensorFlow's
+        `DirectSession::RunInternal` with one executor per partition): the fetches are written into the call
+        frame by their `_Retval`s. A failure on any device, a deadline or Ctrl-C aborts the rendezvous so that
+        every device stops, and the first real error is raised; a fetch that stayed dead is an error."""
         with self._lock:  # one run at a time: the call frame and the executors' endpoints are per run
             self._call.args = list(feed_values)
             self._call.results = [_MISSING] * len(self.fetch_names)

@@ -147,6 +147,8 @@ class Session:
         return default_session.default_session(self)
 
     def close(self):
+        """Free the session's cached executors and device memory (TensorFlow's `Session.close`); a later `run`
+        is an error, as in TensorFlow."""
         self._closed = True
         self._cache.clear()
         if self._memory is not None:
@@ -154,6 +156,11 @@ class Session:
 
     # --- running ------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        """Run the graph for `fetches`, with `feed_dict` replacing tensors' values (TensorFlow's
+        `BaseSession.run`). The fetch structure comes back with values in place of tensors. The static schedule
+        (the fast path) runs unless the run is traced or has a deadline, which need the tagged-token executor;
+        with `RunOptions(trace_level=FULL_TRACE)` the firings, their order and the memory go into
+        `run_metadata`."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
@@ -203,6 +210,10 @@ class Session:
         return running.progress() if running is not None else []
 
     def _executor(self, fetch_tensors, targets, feed_tensors):
+        """The executor for one set of fetches, feeds and targets, made once and cached until the graph changes
+        (TensorFlow's `DirectSession::GetOrCreateExecutors`): the graph is pruned and compiled, placed, and
+        partitioned when its ops need more than one device; one device gets an Executor with its static
+        schedule (the fast path), several a MultiDeviceExecutor."""
         key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))
         cached = self._cache.get(key)
         if cached is not None and cached[0] == self._graph.version:

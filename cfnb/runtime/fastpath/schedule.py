@@ -84,6 +84,9 @@ class StaticSchedule:
         return list(zip(frames, iters[len(iters) - len(frames):])) if frames else []
 
     def run(self, feed_values):
+        """Run the generated code on `feed_values` and return the fetches in order (the fast path's
+        `Executor.run`). A kernel's error is re-raised naming the graph node it came from, as the executor names it;
+        a fetch that ended dead is TensorFlow's "Retval does not have value" error."""
         del self._namespace["_frames"][:]
         del self._namespace["_iters"][:]
         try:
