@@ -57,6 +57,7 @@ def carry_name(name, ops):
 
 
 def has_functional_ops(graph):
+    """Whether `graph` has an If, While or Case to lower (the pass is skipped otherwise)."""
     return any(op.type in FUNCTIONAL for op in graph.get_operations())
 
 

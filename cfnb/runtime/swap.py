@@ -42,6 +42,8 @@ class SwappedTensor:
         self._device_value = None  # the device copy is no longer the stack's
 
     def wait_copied(self):
+        """Block until the device-to-host copy has finished (the swap-out's event, as TensorFlow's stack swap waits on
+        its copy stream)."""
         self._out.result()
 
     def prefetch(self):
