@@ -46,6 +46,18 @@ def best_of_each(fns, repeat=5, warmup=1):
     return best
 
 
+def timed_rows(runs, checks, script, repeat, form="v1", scale=1e3):
+    """Rows (name, seconds x scale) of `runs` timed round-robin (best of `repeat`), then TensorFlow's row, timed
+    by `script`'s child run in control flow `form` when TensorFlow is available (its check joins `checks`).
+    Returns (rows, whether TensorFlow was skipped)."""
+    rows = [(name, seconds * scale) for name, seconds in best_of_each(runs, repeat=repeat).items()]
+    tf = tf_row(script, repeat=repeat, form=form)
+    if tf is not None:
+        rows.append(("tensorflow", tf[0] * scale))
+        checks.append(("tensorflow", tf[1]))
+    return rows, tf is None
+
+
 def session_runner(tf, built, feed_value, config=None):
     """A function that runs a built program once in an open Session, after one warm-up call that
     compiles and caches the graph. `built` is a benchmark's `build(...)`: (graph, placeholder,

@@ -8,8 +8,12 @@ sum(h_T) w.r.t. both weights, under control flow v1 (history stacks) and v2 (Ten
    on the device) grows, and the host holds the history.
 2. A device limited to what the T-step run needs (its peak + 10 %): T fits, 2T fails with
    ResourceExhaustedError, 2T with swap_memory=True fits.
-3. Overhead: 2T with swapping on the limited device against 2T without swapping on an unlimited device, in
-   the same run (target <= 1.5x). The copies are numpy copies on the copy thread of the simulated device.
+3. Overhead at a length of 1000 steps: with swapping on a device limited to what 500 steps need without it
+   (+10 %), against no swapping on an unlimited device, round-robin in the same process (target <= 1.25x). The
+   copies are numpy copies on the simulated device's copy stream (runtime/swap.py), which wakes once per few
+   copies so that it does not take the interpreter from the executor at every push. A Session with a GPU runs
+   partitioned (the feed crosses from the CPU), so cfnb's graph optimizations, which skip partitioned runs,
+   leave both runs as built.
 """
 import os
 import warnings
@@ -26,7 +30,8 @@ import cfnb as tf  # noqa: E402
 from cfnb.runtime.device_memory import SimulatedDeviceWarning  # noqa: E402
 
 T, BATCH, INPUT, HIDDEN = 60, 32, 256, 256
-TARGET_OVERHEAD = 1.5
+LONG = 1000
+TARGET_OVERHEAD = 1.25
 VD = tf.GPUOptions.Experimental.VirtualDevices
 
 
@@ -35,9 +40,12 @@ def input_bytes(n):
 
 
 def config(limit_mb=None):
+    """A GPU Session with the graph optimizations off: they leave a swapping graph in its per-step form but would
+    fuse the unswapped one's steps (loop fission, accumulation batching), changing its rounding and its peak."""
+    rewrite = tf.GraphOptions(rewrite_options=tf.RewriterConfig(disable_meta_optimizer=True))
     if limit_mb is None:
-        return tf.ConfigProto(device_count={"GPU": 1})
-    return tf.ConfigProto(gpu_options=tf.GPUOptions(
+        return tf.ConfigProto(device_count={"GPU": 1}, graph_options=rewrite)
+    return tf.ConfigProto(graph_options=rewrite, gpu_options=tf.GPUOptions(
         experimental=tf.GPUOptions.Experimental(virtual_devices=[VD(memory_limit_mb=[limit_mb])])))
 
 
@@ -112,16 +120,22 @@ def main():
         ok &= check("T fits, 2T fails, 2T fits with swapping", [(form, (fits, fails, swaps))],
                     lambda r: r[0] == "fits" and r[1].startswith("ResourceExhaustedError") and r[2] == "fits")
 
-        unlimited, _ = runner(2 * T, False, v2, config())
-        limited_swap, _ = runner(2 * T, True, v2, config(limit_mb))
-        times = best_of_each({"swap, limited device": limited_swap, "no swap, unlimited device": unlimited},
-                             repeat=5)
-        print_table(f"time of T={2 * T} with gradients ({form})", "ms/run",
-                    [(k, v * 1e3) for k, v in times.items()], subject="swap, limited device",
-                    targets={"no swap, unlimited device": TARGET_OVERHEAD})
-        ratio = times["swap, limited device"] / times["no swap, unlimited device"]
-        ok &= check(f"swap overhead <= {TARGET_OVERHEAD}x", [(form, ratio)], lambda r: r <= TARGET_OVERHEAD)
+        ok &= overhead(v2, form)
     return ok
+
+
+def overhead(v2, form):
+    """Time LONG steps with swapping on a device limited to LONG / 2 steps' peak, against no swapping unlimited."""
+    _, record = peak(LONG // 2, False, v2, config())
+    limit_mb = record.peak_bytes * 1.1 / 2**20
+    unlimited, _ = runner(LONG, False, v2, config())
+    limited_swap, _ = runner(LONG, True, v2, config(limit_mb))
+    times = best_of_each({"swap, limited device": limited_swap, "no swap, unlimited device": unlimited}, repeat=3)
+    print_table(f"time of T={LONG} with gradients ({form}), device limited to {limit_mb:.1f} MiB (T={LONG // 2} "
+                f"fits)", "ms/run", [(k, v * 1e3) for k, v in times.items()], subject="swap, limited device",
+                targets={"no swap, unlimited device": TARGET_OVERHEAD})
+    ratio = times["swap, limited device"] / times["no swap, unlimited device"]
+    return check(f"swap overhead <= {TARGET_OVERHEAD}x", [(form, ratio)], lambda r: r <= TARGET_OVERHEAD)
 
 
 def _fits(n, swap, v2, limit_mb):

@@ -1,30 +1,38 @@
-"""RNN forward + backward: gradients of sum(final h) w.r.t. both weight matrices, through a v1 loop.
+"""RNN forward + backward: gradients of sum(final h) w.r.t. both weight matrices, in control flow v1 and v2.
 
 T=100, batch 32, input and hidden 256, float32; the same program as rnn_forward.py plus
 `tf.gradients(tf.reduce_sum(h), [w_x, w_h])`. The gradient is a second while loop fed by history
-stacks. Compared with back-propagation through time written by hand in numpy (the floor for a numpy
-runtime), and with TensorFlow in a child process when available. Also reports the bytes the history
-stacks hold at their peak, against T x batch x hidden x 4 (one float32 [batch, hidden] per step).
-Target: within 1.1x of the hand-written numpy BPTT.
+stacks (v1) or TensorList accumulators (v2). Compared with back-propagation through time written by hand in
+numpy (per step, as the loop is written: the floor for a numpy runtime that runs the graph as built), and with
+TensorFlow in a child process when available. cfnb runs with its graph optimizations on (the default,
+cfnb/passes/meta_optimizer.py), and each of them alone and none, in the same round-robin, so each pass's effect
+is a ratio measured in the same run. Also reports the bytes the history stacks hold at their peak, against
+T x batch x hidden x 4 (one float32 [batch, hidden] per step).
+Targets: cfnb (passes on) at most 1.0x TensorFlow's time and below the hand-written numpy BPTT, in both forms.
 """
 
 import numpy as np
 from _timing import (
     best_of,
-    best_of_each,
     check,
     main_or_tensorflow,
     print_table,
     report_tf,
     session_runner,
-    tf_row,
     tf_v1,
+    timed_rows,
 )
 from rnn_forward import BATCH, HIDDEN, INPUT, T, data
 
 import cfnb
 
-TARGET_VS_NUMPY = 1.1
+TARGET_VS_TF = 1.0
+TARGET_VS_NUMPY = 1.0
+RC = cfnb.RewriterConfig
+# The passes that fire on this program (cfnb/passes/): none, each alone, all (the default)
+VARIANTS = {"cfnb": RC(), "cfnb, no pass": RC(disable_meta_optimizer=True),
+            "cfnb, fission only": RC(accumulation_batching=RC.OFF, loop_optimization=RC.OFF),
+            "cfnb, batching only": RC(loop_fission=RC.OFF, loop_optimization=RC.OFF)}
 
 
 def build(tf, w_x, w_h):
@@ -73,23 +81,35 @@ def agrees(out, x, w_x, w_h):
                for a, b in zip(out, numpy_bptt(x, w_x, w_h)))
 
 
+def runners(form, x, w_x, w_h):
+    """{row name: run()} for cfnb's variants in control flow `form`."""
+    (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
+    try:
+        config = lambda rewrite: cfnb.ConfigProto(graph_options=cfnb.GraphOptions(rewrite_options=rewrite))
+        return {name: session_runner(cfnb.compat.v1, build(cfnb.compat.v1, w_x, w_h), x, config=config(rewrite))
+                for name, rewrite in VARIANTS.items()}
+    finally:
+        cfnb.disable_control_flow_v2()
+
+
 def main():
     x, w_x, w_h = data()
-    ms = lambda seconds: seconds * 1e3
-    runs = {"cfnb": session_runner(cfnb.compat.v1, build(cfnb.compat.v1, w_x, w_h), x),
-            "numpy": lambda: numpy_bptt(x, w_x, w_h)}
-    checks = [("cfnb", agrees(runs["cfnb"](), x, w_x, w_h))]
-    rows = [(name, ms(seconds)) for name, seconds in best_of_each(runs, repeat=10).items()]
-    tf = tf_row(__file__, repeat=10)
-    if tf is not None:
-        rows.append(("tensorflow", ms(tf[0])))
-        checks.append(("tensorflow", tf[1]))
-    title = f"RNN forward + backward (dW_x, dW_h), T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}"
-    print_table(title, "ms/step", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
+    ok = True
+    for form in ("v1", "v2"):
+        runs = runners(form, x, w_x, w_h)
+        checks = [(name, agrees(run(), x, w_x, w_h)) for name, run in runs.items()]
+        runs["numpy"] = lambda: numpy_bptt(x, w_x, w_h)
+        rows, skipped = timed_rows(runs, checks, __file__, repeat=10, form=form)
+        kind = "control flow v1" if form == "v1" else "functional While, lowered"
+        title = f"RNN forward + backward (dW_x, dW_h), T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}, {kind}"
+        print_table(title, "ms/run", rows, targets={"numpy": TARGET_VS_NUMPY, "tensorflow": TARGET_VS_TF},
+                    tf_skipped=skipped)
+        ok &= check("(dW_x, dW_h) == numpy BPTT (max error <= 1e-4 x max |dW|)", checks, lambda ok: ok)
     peak = stack_peak_bytes(x, w_x, w_h)
     floor = T * BATCH * HIDDEN * 4
-    print(f"  history stacks at peak: {peak} bytes = {peak / floor:.2f} x (T x batch x hidden x 4 = {floor})")
-    return check("(dW_x, dW_h) == numpy BPTT (max error <= 1e-4 x max |dW|)", checks, lambda ok: ok)
+    print(f"  history stacks at peak (v1, traced: the graph as built): {peak} bytes = {peak / floor:.2f} x "
+          f"(T x batch x hidden x 4 = {floor})")
+    return ok
 
 
 def tensorflow_only(repeat, form="v1"):

@@ -10,14 +10,13 @@ import numpy as np
 from _timing import (
     allclose,
     best_of,
-    best_of_each,
     check,
     main_or_tensorflow,
     print_table,
     report_tf,
     session_runner,
-    tf_row,
     tf_v1,
+    timed_rows,
 )
 
 import cfnb
@@ -63,7 +62,6 @@ def numpy_rnn(x, w_x, w_h):
 
 def main():
     x, w_x, w_h = data()
-    ms = lambda seconds: seconds * 1e3
     ok = True
     for form in ("v1", "v2"):
         (cfnb.enable_control_flow_v2 if form == "v2" else cfnb.disable_control_flow_v2)()
@@ -73,14 +71,10 @@ def main():
                                                  config=cfnb.ConfigProto(lower_functional_ops=False))
         checks = [(name, agrees(run(), x, w_x, w_h)) for name, run in runs.items()]
         runs["numpy"] = lambda: numpy_rnn(x, w_x, w_h)
-        rows = [(name, ms(seconds)) for name, seconds in best_of_each(runs, repeat=20).items()]
-        tf = tf_row(__file__, repeat=20, form=form)
-        if tf is not None:
-            rows.append(("tensorflow", ms(tf[0])))
-            checks.append(("tensorflow", tf[1]))
+        rows, skipped = timed_rows(runs, checks, __file__, repeat=20, form=form)
         kind = "control flow v1" if form == "v1" else "functional While (cfnb: lowered; strict also shown)"
         title = f"RNN forward, T={T} batch={BATCH} hidden={HIDDEN} input={INPUT}, {kind}"
-        print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=tf is None)
+        print_table(title, "ms/forward", rows, targets={"numpy": TARGET_VS_NUMPY}, tf_skipped=skipped)
         ok &= check("(final h, all h's) allclose numpy's (rtol 1e-4)", checks, lambda ok: ok)
     cfnb.disable_control_flow_v2()
     return ok

@@ -61,6 +61,7 @@ from .framework.tensor_spec import TensorSpec
 from .gradients import gradients, hessians
 from .graph_def import GraphDef, import_graph_def, io, summary, train  # the GraphDef bridge (tensorboard extra)
 from .ops import autopacking as _autopacking  # noqa: F401 - registers the list-to-Pack conversion
+from .ops import bitwise_ops as bitwise  # tf.bitwise: bitwise_and, bitwise_or, bitwise_xor, invert, left_shift, ...
 from .ops import (
     int_overflow,  # noqa: F401 - Python-int arithmetic raises OverflowError rather than wrap
     numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
@@ -146,6 +147,7 @@ from .ops.math_ops import (
     reduce_min,
     reduce_prod,
     reduce_sum,
+    round,  # noqa: A004 - tf.round
     rsqrt,
     sigmoid,
     sign,
@@ -157,6 +159,7 @@ from .ops.math_ops import (
     tanh,
     truediv,
 )
+from .ops.script_ops import py_func
 from .ops.slicing_ops import gather, slice, strided_slice  # noqa: A004 - TensorFlow's names
 from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
@@ -174,6 +177,7 @@ from .ops.variables import (
     zeros_initializer,
 )
 from .ops.while_loop import while_loop
+from .passes.rewriter_config import RewriterConfig
 from .runtime.config_options import GraphOptions, OptimizerOptions
 from .runtime.gpu_options import GPUOptions
 from .runtime.session import ConfigProto, RunMetadata, RunOptions, Session, get_default_session

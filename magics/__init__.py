@@ -1,301 +1,19 @@
 """The notebook layer: the `%%whileloop` cell magic (registered by `%load_ext cfnb`).
 
-A cell of ordinary Python becomes a cfnb graph (desugar.py: for/break/continue; compiler.py: the
-cell as a function; runtime.py, calls.py, iteration.py, lists.py: what it calls while it builds;
-values.py: the types plain Python would leave; errors.py; progress.py: the live line). The
-cell's Python runs **once**, building the functional form (control flow v2: `While`/`If` ops).
-The lowered form with TensorFlow's v1 machinery (`--form lowered`, the default: WhileContext,
-GradLoopState and history stacks for gradients) is rebuilt from it without running the cell again
-(cfnb/passes/to_v1.py); `--form functional` runs the functional graph, which the session lowers
-(LowerFunctionalOpsPass). Either way, a print or an append outside a loop happens once.
-
-The run takes the fast path (the static schedule). The trace the explorer steps through is
-recorded on demand by a second, traced run of the same graph, which stops after TRACE_LIMIT
-firings (its prints silenced), so a long or endless loop costs no memory for it. While a run
-lasts more than a second, a live line shows each running loop's iteration (progress.py).
-Every name the cell assigned then holds its final value, typed as plain Python would leave it
-(values.py). Nothing in `cfnb/` imports this package.
+A cell of ordinary Python becomes a cfnb graph: converters/ rewrite its source, one module per construct, as
+AutoGraph's converters do; operators/ are what the converted cell calls while its Python runs once, building the
+graph; cell.py runs it and hands back the values plain Python would leave, of the same types (values.py);
+errors.py and messages.py say what went wrong in the cell's own words; progress.py is the live line; result.py
+the object a cell leaves (`_loop`), and explorer.py its widget. Nothing in `cfnb/` imports this package.
 """
-import ast
-import contextlib
-import io
-import re
-import warnings
 from types import SimpleNamespace
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.core.magic_arguments import argument, kwds, magic_arguments, parse_argstring
 
-import cfnb
-from cfnb.passes.to_v1 import rebuild_v1
-
-from . import values as values_lib
-from .compiler import compile_cell
-from .errors import CellError, from_python_error
-from .progress import Progress
-from .result import WhileLoopResult
-from .runtime import Runtime, _Undefined
-
-TRACE_LIMIT = 20_000  # firings the explorer's trace records; a longer run is still computed in full
-
-
-class CellInterrupted(KeyboardInterrupt):
-    """The interrupt button stopped the cell: no name of the notebook was changed."""
-
-    def _render_traceback_(self):
-        return [f"KeyboardInterrupt: {self}"]
-
-
-def _is_explicit(source):
-    """The other cell form: it defines `cond` and `body` and assigns `loop_vars`."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return False
-    defs = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    assigned = {t.id for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
-    return {"cond", "body"} <= defs and "loop_vars" in assigned
-
-
-def _parse_grads(specs):
-    out = []
-    for spec in specs:
-        if ":" not in spec:
-            raise UsageError(f"--grad {spec}: write it as OUT:IN (or OUT:IN1,IN2), e.g. --grad y:x")
-        target, sources = spec.split(":", 1)
-        out.append((target.strip(), [s.strip() for s in sources.split(",") if s.strip()]))
-    return out
-
-
-def _new_graph(rules):
-    graph = cfnb.Graph()
-    graph.dtype_rules = rules  # "numpy" or "tensorflow"; the functions of the graph inherit it
-    return graph
-
-
-def build(source, namespace, options, filename):
-    """Run the cell's Python once, building its functional graph. Returns (graph, values, runtime)."""
-    explicit = _is_explicit(source)
-    code, assigned = compile_cell(source, filename, explicit, notebook=set(namespace))
-    graph = _new_graph(options.dtypes)
-    was_v2 = cfnb.control_flow_v2_enabled()
-    cfnb.enable_control_flow_v2()
-    try:
-        with graph.as_default():
-            runtime = Runtime(options, graph)
-            env = {**builtins_for_cells(), **namespace}
-            try:
-                if explicit:
-                    values = _explicit(code, env, assigned, options, runtime)
-                else:
-                    exec(code, env)  # noqa: S102 - the transformed cell
-                    out = env["__cfnb_cell__"](namespace, runtime, tuple(assigned))
-                    values = {n: v for n, v in zip(assigned, out) if not isinstance(v, _Undefined)}
-            except CellError:
-                raise
-            except Exception as e:  # noqa: BLE001 - the cell's own Python failed: show its line
-                raise from_python_error(e, filename) from None
-            runtime.finish_lines()
-    finally:
-        (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
-    return graph, values, runtime
-
-
-def _explicit(code, env, assigned, options, runtime):
-    exec(code, env)  # noqa: S102 - the user's own cell
-    loop_vars = env["loop_vars"]
-    result = cfnb.while_loop(env["cond"], env["body"], loop_vars, parallel_iterations=options.parallel_iterations,
-                             maximum_iterations=options.maximum_iterations, swap_memory=options.swap_memory,
-                             return_same_structure=True)
-    values = {n: env[n] for n in assigned if n in env and n != "loop_vars"}
-    values["loop_vars"] = cfnb.nest.pack_sequence_as(loop_vars, cfnb.nest.flatten(result))
-    runtime.first["loop_vars"] = cfnb.nest.flatten(result)[0]
-    return values
-
-
-def _gradients(target, sources, values, runtime, tmap):
-    if target not in values or not isinstance(values[target], cfnb.Tensor):
-        raise CellError(0, f"--grad {target}:...: the cell does not compute a tensor named '{target}'")
-    y = tmap(values[target])
-    if not y.dtype.is_floating:
-        raise CellError(0, f"--grad {target}:...: '{target}' is {y.dtype.name}; only float values have gradients")
-    xs = []
-    for s in sources:
-        x = runtime.first.get(s, runtime.notebook.get(s))
-        if x is None:
-            raise CellError(0, f"--grad {target}:{s}: '{s}' is not a value the cell assigns or reads from the notebook")
-        xs.append(tmap(x))
-    results = cfnb.gradients(y, xs)
-    return {f"d{target}/d{s}": (g if g is not None else cfnb.zeros_like(x)) for s, g, x in zip(sources, results, xs)}
-
-
-class _Plan:
-    """What one run of the cell fetches, in the graph that runs."""
-
-    def __init__(self, graph, values, runtime, options):
-        self.functional = graph
-        self.values = values
-        self.runtime = runtime
-        with graph.as_default():  # (a list grown in a loop makes its stack op here)
-            self.leaves = {name: values_lib.leaves(v) for name, v in values.items()}
-        # Under TensorFlow's rules the values stay numpy (float32, int32), as a session returns them.
-        self.numpy = values_lib.numpy_tensors(graph, runtime.numpy_ops, runtime.python_ops) \
-            if options.dtypes == "numpy" else values_lib.EVERYTHING
-        if options.form == "lowered":
-            rebuilt = rebuild_v1(graph)
-            self.graph, self._tensors, self._ops = rebuilt.graph, rebuilt.tensor_map, rebuilt.op_map
-            self._as_op = rebuilt.as_op
-            self.frames, self._origin, self._names = rebuilt.frames, rebuilt.origin, None
-        else:
-            self.graph, self._tensors, self._ops = graph, None, None
-            self.frames, self._names = _lowered_names(graph)
-            self._origin = None
-        v2 = options.form == "functional"
-        was_v2 = cfnb.control_flow_v2_enabled()
-        (cfnb.enable_control_flow_v2 if v2 else cfnb.disable_control_flow_v2)()
-        try:
-            with self.graph.as_default():
-                self.grads = {}
-                for target, sources in options.grads:
-                    self.grads.update(_gradients(target, sources, values, runtime, self.tensor))
-        finally:
-            (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
-        self.fetches = {
-            "leaves": {n: [self.tensor(t) for t in ts] for n, ts in self.leaves.items()},
-            "grads": self.grads,
-            "flags": {n: self.tensor(t) for n, t in runtime.flags.items()},
-            "fallback": {n: [self.tensor(t) for t in values_lib.leaves(v)] for n, v in runtime.fallback.items()},
-            "cut": [self.tensor(t) for t, _line, _label in runtime.cut],
-            "effects": [self.op(op) for op in runtime.top_effects],
-        }
-
-    def tensor(self, t):
-        return t if self._tensors is None else self._tensors[t]
-
-    def op(self, op):
-        if self._ops is None:
-            return op
-        if op not in self._ops and op.outputs and op.outputs[0] in self._tensors:  # a loop's output Identity
-            return self._tensors[op.outputs[0]].op
-        return self._as_op(self._ops[op])
-
-    def source_op(self, node):
-        """The op of the cell's graph (or one of its functions) that a node of the run stands for."""
-        if self._origin is not None:
-            return self._origin.get(node)
-        return self._names.get(node.name)
-
-    def loop_of(self, frame):
-        """(line, label) of the cell's loop that runs as while frame `frame`."""
-        return self.runtime.loops.get(self.frames.get(frame))
-
-
-def _lowered_names(graph):
-    """For a functional graph that the session lowers: the lowered name of every op of the graph
-    and its functions, and the frame name of every While (lower_functional_ops' naming)."""
-    frames, names = {}, {}
-
-    def walk(g, prefix):
-        for op in g.get_operations():
-            name = prefix + op.name
-            names[name] = op
-            if op.type in ("While", "StatelessWhile"):
-                frames[name] = op
-                walk(op.get_attr("cond"), name + "/cond/")
-                walk(op.get_attr("body"), name + "/body/")
-            elif op.type in ("If", "StatelessIf"):
-                walk(op.get_attr("then_branch"), name + "/then/")
-                walk(op.get_attr("else_branch"), name + "/else/")
-
-    walk(graph, "")
-    return frames, names
-
-
-def run_cell(source, namespace, options, filename="<whileloop>", notebook=False):
-    """Build the cell once, run it on the fast path; returns (result, namespace updates)."""
-    graph, values, runtime = build(source, namespace, options, filename)
-    plan = _Plan(graph, values, runtime, options)
-    session = cfnb.Session(graph=plan.graph)
-    try:
-        with Progress(session, lambda running: _describe(running, plan), notebook):
-            fetched = session.run(plan.fetches)
-    except KeyboardInterrupt:
-        raise CellInterrupted("the cell was stopped; no name of the notebook changed") from None
-    except cfnb.errors.OpError as e:
-        raise _run_time_error(e, plan) from None
-    updates = {}
-    for name, value in values.items():
-        if name in runtime.flags and not fetched["flags"][name]:
-            if name in runtime.fallback:  # a loop that ran zero times leaves the value before it
-                updates[name] = values_lib.rebuild(runtime.fallback[name], iter(fetched["fallback"][name]),
-                                                   plan.numpy)
-            continue  # first assigned in a loop that ran zero times: left undefined, as in Python
-        updates[name] = values_lib.rebuild(value, iter(fetched["leaves"][name]), plan.numpy)
-    for cut, (_t, line, label) in zip(fetched["cut"], runtime.cut):
-        if cut:
-            what = f"`for {label}`" if label else "`while`"
-            warnings.warn(f"%%whileloop: the loop at line {line} ({what}) was stopped by --maximum-iterations "
-                          f"{options.maximum_iterations} before its condition became false", stacklevel=2)
-    grads = {k: values_lib.as_plain(v, options.dtypes != "numpy") for k, v in fetched["grads"].items()}
-    lowered = session._lowered[1].graph if session._lowered is not None else plan.graph
-    result = WhileLoopResult(options.form, plan.graph, graph, lowered, updates, grads,
-                             lambda: _traced_run(plan))
-    if options.swap_memory:
-        result.memory_runner = lambda: _memory_run(plan)
-    return result, updates
-
-
-def _describe(running, plan):
-    parts = []
-    for frame, iteration in running:
-        loop = plan.loop_of(frame)
-        where = f"loop at line {loop[0]}" + (f" (for {loop[1]})" if loop and loop[1] else "") if loop else frame
-        parts.append(f"{where}: iteration {iteration + 1:,}")
-    return "%%whileloop running: " + " · ".join(parts)
-
-
-def _traced_run(plan):
-    """The first TRACE_LIMIT firings of a traced run (prints silenced: they already happened)."""
-    session = cfnb.Session(graph=plan.graph)
-    meta = cfnb.RunMetadata()
-    options = cfnb.RunOptions(trace_level=cfnb.RunOptions.FULL_TRACE, trace_limit=TRACE_LIMIT)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            session.run(plan.fetches, options=options, run_metadata=meta)
-        except Exception:  # noqa: BLE001 - the trace up to where it stopped (limit or error)
-            pass
-    return meta.trace, meta.memory
-
-
-def _memory_run(plan):
-    """`--swap-memory`: the cell's graph re-run on a (simulated) GPU device, for its memory timeline: where
-    the history stacks live, and what swap_memory moved to the host (prints silenced)."""
-    meta = cfnb.RunMetadata()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-            warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        session = cfnb.Session(graph=plan.graph, config=cfnb.ConfigProto(device_count={"GPU": 1}))
-        session.run(plan.fetches, run_metadata=meta)
-    return meta.memory_timeline
-
-
-def _run_time_error(error, plan):
-    """A CellError for an error of the graph while it ran: the op's line, its loop and iteration."""
-    message = error.message.split("\n  [[node")[0]
-    op = plan.source_op(error.op) if error.op is not None else None
-    line = plan.runtime.op_line.get(op, 0) if op is not None else 0
-    where = re.search(r"in frame '(.+?)', iteration (\d+)", error.message)
-    if where:
-        loop = plan.loop_of(where.group(1))
-        if loop is not None:
-            label = f" (`for {loop[1]}`)" if loop[1] else ""
-            message += f" (in iteration {int(where.group(2)) + 1} of the loop at line {loop[0]}{label})"
-    kind = type(error).__name__
-    python_error = re.match(r"(\w+Error): (.*)", message, re.S)
-    if python_error:  # a kernel's Python error (IndexError, ZeroDivisionError): the student's name for it
-        kind, message = python_error.groups()
-    return CellError(line, message, kind=kind)
+from .cell import TRACE_LIMIT, CellInterrupted, build, builtins_for_cells, parse_grads, run_cell  # noqa: F401
+from .errors import CellError
 
 
 @magics_class
@@ -345,20 +63,19 @@ class WhileLoopMagics(Magics):
 
         Numbers follow Python and numpy: ints are int64, floats float64, numpy's promotion (a Cast
         op shows it); `--dtypes tensorflow` uses TensorFlow's int32/float32 instead.
-        What converts: arithmetic and comparisons, `and`/`or`/`not`, `x if c else y`, indexing and
-        slicing by loop variables, numpy functions and array methods on loop values (np.tanh,
-        np.sum, A @ b, .reshape, .T, ...), abs/min/max/len/float/int/round, math.sqrt/exp/log/
-        sin/cos/tanh/floor/ceil/..., print(...) (a print op: every iteration, in order) with
-        f-strings (no format specs on loop values), list.append in a loop (a TensorArray), a[i] = v
-        and a[i] += v on arrays (a new array, v cast to a's dtype), M.dot(v) of a notebook array.
-        Python numbers (range counters, i * 2) promote as weak scalars: a float32 array stays
-        float32. Python ints that leave int64 stop the cell with an OverflowError.
+        What converts: arithmetic, comparisons, bitwise ops, `and`/`or`/`not`, `x if c else y`, indexing
+        and slicing by loop variables, numpy functions and array methods on loop values (np.tanh, np.sum,
+        np.allclose, A @ b, .copy(), ...), abs/min/max/len/float/int/round/str, math.sqrt/exp/log/...,
+        print(...) and f-strings (format specs too), `for` over enumerate/zip of ranges and arrays, a
+        `for` over a Python list of arrays or lists (unrolled), list.append and reading the list (xs[-1],
+        len(xs)), a[i] = v, x += v in place, the swap a[j], a[j+1] = a[j+1], a[j], dicts and strings as
+        loop state, names that share an array (both see a change), a notebook function that prints or
+        appends (run on every iteration). Python ints that leave int64 stop the cell (OverflowError).
         What is refused, with the line and what to write instead: return, try, with, global,
-        def/lambda/comprehensions (define functions in another cell), `for a, b in ...`,
-        enumerate/zip/sorted/str/bool of loop values, a numpy function with no graph form,
-        np.random/random calls in a loop (drawn once at build time: draw before the loop),
-        a list changed in a loop other than by .append, a[mask] = v or a[[i, j]] = v (fancy indices),
-        a second name for an array whose items the cell sets.
+        def/lambda/comprehensions (define functions in another cell), bool/sum/sorted of loop values,
+        a numpy function with no graph form, np.random/random calls in a loop (draw before the loop),
+        a list changed in a loop other than by .append, fancy indices, a view whose items are set, a
+        loop variable whose dtype or shape changes (README.md lists them all).
         A cell may instead define `cond`, `body` and `loop_vars`, which are passed to while_loop.
         """
         args = parse_argstring(self.whileloop, line)
@@ -366,7 +83,7 @@ class WhileLoopMagics(Magics):
             raise UsageError("--parallel-iterations must be a positive integer")
         options = SimpleNamespace(form=args.form, parallel_iterations=args.parallel_iterations,
                                   maximum_iterations=args.maximum_iterations, swap_memory=args.swap_memory,
-                                  grads=_parse_grads(args.grad), dtypes=args.dtypes)
+                                  grads=parse_grads(args.grad), dtypes=args.dtypes)
         source = self.shell.transform_cell(cell)
         filename = self.shell.compile.cache(source)
         notebook = type(self.shell).__name__ == "ZMQInteractiveShell"
@@ -376,17 +93,10 @@ class WhileLoopMagics(Magics):
             e.source = source
             raise e.with_traceback(None) from None
         self.shell.user_ns.update(updates)
+        for name in result.deleted:
+            self.shell.user_ns.pop(name, None)
         self.shell.user_ns[args.as_name] = result
         return None if args.no_display else result
-
-
-def builtins_for_cells():
-    """The names a cell can call besides the notebook's: cfnb's ops (tanh, matmul, ...)."""
-    import builtins
-    names = {k: getattr(cfnb, k) for k in dir(cfnb) if not k.startswith("_")}
-    names.update({k: getattr(builtins, k) for k in ("range", "len", "print", "abs", "min", "max", "int", "float",
-                                                    "round", "bool", "str", "sum", "list")})
-    return names
 
 
 def load_ipython_extension(ipython):

@@ -7,6 +7,7 @@ in iteration 7 of the loop on line 2). IPython shows an exception through its
 `_render_traceback_` when it has one, so the student sees the cell and the message, and no frame
 of magics/ or cfnb/.
 """
+import re
 import traceback
 
 from IPython.core.error import UsageError
@@ -48,4 +49,8 @@ def from_python_error(error, filename):
         if frame.f_code.co_filename == filename:
             line = lineno
     message = str(error) if not isinstance(error, KeyError) else f"key {error}"
-    return CellError(line, message, kind=type(error).__name__)
+    kind = type(error).__name__
+    unbound = re.match(r"cannot access (?:local|free) variable '(\w+)' where it is not associated", message)
+    if unbound:  # the cell runs as a function: a cell is module code, whose unbound name is a NameError
+        kind, message = "NameError", f"name '{unbound.group(1)}' is not defined"
+    return CellError(line, message, kind=kind)

@@ -50,6 +50,14 @@ def _operand_types(m):
 
 
 _REWRITES = [
+    (r"'(?:Symbolic)?Tensor' object has no attribute '(\w+)'",
+     r"a graph value (a loop value, which has a value only when the graph runs) has no attribute '\1': compute it "
+     r"with numpy functions, or before the loop"),
+    (r"Value passed to parameter '\w+' has DataType (\w+) not in list of allowed values: [^.]*\.?",
+     r"this operation does not take a \1 value in a graph (a string supports + and f-strings)"),
+    (r"Expected (\w+) passed to parameter '\w+' of op '\w+', got (.*?) of type '(\w+)' instead\..*",
+     r"expected a \1 value, got \2 (a \3)"),
+    (r"slice index (-?\d+) of dimension (\d+) out of bounds\.", r"index \1 is out of bounds for axis \2"),
     (r"'(\w+)' enters the loop with type (\w+) but has type (\w+) after 1 iteration\..*", _loop_dtype),
     (r"'(\w+)' enters the loop with shape (\(.*?\)|\S+), but has shape (\(.*?\)|<unknown>|\S+) after one "
      r"iteration\..*", _loop_shape),

@@ -13,7 +13,7 @@ class WhileLoopResult:
     values      {name: final value} for every name the cell assigned (as plain Python leaves them)
     grads       {"dOUT/dIN": value} for each `--grad OUT:IN`
     trace       the first firings of a traced re-run of the graph (node, frame, iteration, live/dead,
-                value); recorded when first asked for, at most magics.TRACE_LIMIT firings
+                value); recorded when first asked for, at most magics.cell.TRACE_LIMIT firings
                 (`trace.truncated` says whether the run was longer); its prints are silenced
     memory      the history stacks' memory over that traced run
     memory_timeline   with `--swap-memory`: device and host memory of a re-run on a (simulated) GPU;
@@ -21,6 +21,7 @@ class WhileLoopResult:
     """
 
     memory_runner = None  # set by `--swap-memory`
+    deleted = ()          # names the cell deleted (`del x`): the magic removes them from the notebook
 
     def __init__(self, form, graph, functional, lowered, values, grads, tracer):
         self.form = form

@@ -13,7 +13,7 @@ import numpy as np
 
 import cfnb
 
-from .lists import Accumulator
+from .operators.accumulators import Accumulator
 
 _WHILE = ("While", "StatelessWhile")
 _IF = ("If", "StatelessIf")
@@ -80,10 +80,15 @@ EVERYTHING = _Everything()
 
 
 def as_plain(value, is_numpy):
-    """A fetched value as plain Python would hold it."""
-    if is_numpy or not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
+    """A fetched value as plain Python would hold it (numpy's 0-d results are scalars, as numpy's are; a string,
+    bytes in the graph as in TensorFlow, is Python's str)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "OSU":
+        value = value[()]
+    if isinstance(value, (bytes, np.bytes_)):
+        return value.decode()
+    if not isinstance(value, (np.generic, np.ndarray)) or np.ndim(value) != 0:
         return value
-    return np.asarray(value).item()
+    return value[()] if is_numpy else np.asarray(value).item()
 
 
 def leaves(value):
@@ -94,6 +99,8 @@ def leaves(value):
         return [t for v in value.prefix for t in leaves(v)] + [value.stacked()]
     if isinstance(value, (list, tuple)):
         return [t for v in value for t in leaves(v)]
+    if isinstance(value, dict):
+        return [t for v in value.values() for t in leaves(v)]
     return []
 
 
@@ -104,8 +111,10 @@ def rebuild(value, fetched, numpy_set):
     if isinstance(value, Accumulator):
         prefix = [rebuild(v, fetched, numpy_set) for v in value.prefix]
         items, is_numpy = next(fetched), value.stacked() in numpy_set
-        return prefix + [as_plain(items[k], is_numpy) for k in range(len(items))]
+        return prefix + [as_plain(items[k], is_numpy) for k in range(len(prefix), len(items))]
     if isinstance(value, (list, tuple)):
         out = [rebuild(v, fetched, numpy_set) for v in value]
         return tuple(out) if isinstance(value, tuple) else out
+    if isinstance(value, dict):
+        return {k: rebuild(v, fetched, numpy_set) for k, v in value.items()}
     return value

@@ -215,6 +215,15 @@ NUMPY_CELLS = {
                                        "    v = v + np.array([i, 2 * i], dtype=np.float32)",
     "np_array_of_nested_loop_values": "P = np.zeros((2, 2))\nfor i in range(3):\n"
                                       "    P = P + np.array([[i, 0.5], [1, i * i]])",
+    # a Python int to a negative literal power is a float, as in Python
+    "python_int_to_a_negative_power": "t = 0.0\nfor i in range(1, 5):\n    t += i ** -1 + i ** -2 * 0.5\n"
+                                      "u = 0\nfor i in range(1, 3):\n    u = i ** -1",
+    # round: half to even (TensorFlow's Round), as Python's round and numpy's
+    "round_builtin_half_to_even": "r = 0\nfor x in xs:\n    r += round(x / 2)\nq = round(xs[0] * 0.5)",
+    "round_builtin_of_python_float": "r = []\nfor k in range(6):\n    r.append(round(k + 0.5))",
+    "round_builtin_ndigits_of_numpy": "t = 0.0\nfor x in xs:\n    t += round(x / 3, 2)",
+    "np_round_decimals": "v = np.zeros(8)\nfor k in range(3):\n    v = np.round(v + xs / 7, 1)\n"
+                         "w = np.around(xs / 4)",
     "np_setitem_on_a_copy_of_a_slice": "M4 = np.zeros((3, 2))\nr = M4[1:].copy()\nfor i in range(2):\n"
                                        "    r[0, i] = i + 0.5",
 }

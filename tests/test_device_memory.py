@@ -39,6 +39,10 @@ def rnn(n, swap, v2):
 
 
 def run(n, swap, v2, config):
+    """Values and memory timeline of `rnn` on a Session with `config`. The graph optimizations are off: swapping
+    keeps a graph's values bit for bit, and the rewrites that trade device memory for speed leave a swapping
+    graph alone (passes/loop_fission.py), so the unswapped references must run the graph as built too."""
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
     g, x, fetches = rnn(n, swap, v2)
     feed = np.random.RandomState(1).randn(*SHAPE).astype(np.float32)
     with warnings.catch_warnings():

@@ -74,6 +74,10 @@ CASES = {
     "10.send_recv_pairs": (3, [(4, "once per destination device"), (2, "coming back")]),
     # CPU:1 runs the body, CPU:0 receives the body's result inside the frame; CPU:2 is after the Exit
     "10.control_loop": ({"CPU:0", "CPU:1"}, [({"CPU:1"}, "NextIteration"), (["/cpu:0", "/cpu:1", "/cpu:2"], "Exit")]),
+    # x_t @ W_x and + b are row-wise; + h @ W_h is not
+    "11.hoisted": (2, [(1, "row-wise too"), (3, "previous iteration")]),
+    # 5 steps: 2 forward and 3 backward products each (25); optimized 1 + 5 forward, 5 + 2 backward (13)
+    "11.products": ((25, 13), [((20, 13), "count both loops"), ((25, 25), "adds one product")]),
 }
 
 

@@ -188,7 +188,7 @@ ELSEWHERE = {
     "Enter": "test_gradients.py", "Exit": "test_gradients.py", "Merge": "test_gradients.py",
     "Switch": "test_gradients.py", "NextIteration": "test_gradients.py", "LoopCond": "test_gradients.py",
     "ReadVariableOp": "test_gradients.py",
-    "ArgMax": "an index: None", "ArgMin": "an index: None", "Floor": "None", "FloorDiv": "None",
+    "ArgMax": "an index: None", "ArgMin": "an index: None", "Floor": "None", "Round": "None", "FloorDiv": "None",
     **{t: "regressions/test_grad2.py" for t in TABLE if t.startswith(("TensorArray", "TensorList"))},
 }
 
@@ -234,3 +234,13 @@ def test_sigmoid_second_derivative_and_hessian_are_tensorflows():
             got, h = sess.run([second, hessian], {x: [0.5, -1.0]})
     np.testing.assert_allclose(got, [0.44122903, 0.30236612], rtol=1e-7)
     np.testing.assert_allclose(h, np.diag(got), rtol=1e-7)
+
+
+@pytest.mark.parametrize("step", [tf.floor, tf.round])
+def test_a_step_functions_gradient_is_none_as_in_tensorflow(step):
+    """math_grad._FloorGrad and _RoundGrad answer None: nothing flows back, and nothing is raised."""
+    with tf.Graph().as_default():
+        x = tf.constant([0.4, 1.5, 2.5])
+        assert tf.gradients(step(x), [x]) == [None]
+        with tf.Session() as sess:  # x still reaches the sum through the identity term
+            np.testing.assert_allclose(sess.run(tf.gradients(step(x) + 2.0 * x, [x])[0]), [2.0, 2.0, 2.0])

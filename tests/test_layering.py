@@ -186,7 +186,6 @@ MAX_FUNCTION_LINES = 80
 LONG_FUNCTIONS = {
     "cfnb/gradients/gradients_util.py::gradients": "the reverse traversal; gradients/ is being reworked by the "
                                                    "gradients engineer, who splits it there",
-    "magics/runtime.py::Runtime.while_stmt": "magic converters in progress",
 }
 
 

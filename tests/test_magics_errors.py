@@ -29,10 +29,6 @@ REFUSALS = [
     ("def f(x):\n    return x", 1, "define functions in another cell"),
     ("sq = [i * i for i in range(3)]", 1, "comprehensions are not supported"),
     ("f = lambda x: x", 1, "`lambda` is not supported"),
-    ("pairs = np.ones((3, 2))\nfor a, b in pairs:\n    pass", 2, "`for a, b in ...`: loop over one name"),
-    ("for k in {'a': 1}:\n    pass", 1, "`for k in <dict>`: a graph loop walks range(...)"),
-    ("s = 0.0\nfor i, x in enumerate(xs):\n    s += x", 2, "for enumerate(xs): `for i in range(len(xs)):`"),
-    ("s = 0.0\nfor p in enumerate(xs):\n    s += p[1]", 2, "enumerate() of a graph value has no graph form"),
     ("i = 0\nwhile i < 3:\n    j = 5", 2, "would never become false"),
     ("i = 0\nwhile True:\n    i += 1", 2, "would never become false"),
     ("i = 0\nwhile i < 3:\n    k += 1\n    i += 1", 2, "'k' is used before it is given a value"),
@@ -44,17 +40,16 @@ REFUSALS = [
     ("ys = [1]\nfor i in range(3):\n    ys = ys + [i]", 3, "can only grow with .append there"),
     ("import math\ng = 0.0\nfor x in xs:\n    g = g + math.gamma(x)", 4, "math.gamma has no graph form"),
     ("s = 0.0\nfor x in xs:\n    s = s + sum(x)", 3, "sum() of a graph value has no graph form: use np.sum(x)"),
-    ("for x in xs:\n    print(f'{x:.3f}')", 2, "the format '{...:.3f}' of a graph value"),
     ("b = False\nfor x in xs:\n    b = bool(x)", 3, "bool() of a graph value"),
     ("s = 0.0\nfor i in range(3):\n    s += np.random.rand()", 3, "np.random.rand(...) in a loop would be drawn once"),
     ("import random\ns = 0.0\nfor i in range(3):\n    s += random.random()", 4, "random(...) in a loop would be drawn"),
-    ("a = np.zeros(3)\nb = a\nfor i in range(3):\n    a[i] = i", 2, "'b' and 'a' name one array"),
     ("a = np.zeros(3)\nfor i in range(3):\n    a[[0, 1]] = i", 3, "fancy indices"),
     ("a = np.zeros(3)\nfor i in range(3):\n    a[a > 0] = i", 3, "write `a = np.where(mask, v, a)`"),
     ("a = np.zeros((3, 3))\nfor i in range(3):\n    a[i][0] = i", 3, "as `a[i, j] = ...`"),
     ("a = [0, 0, 0]\nfor i in range(3):\n    a[i] = i", 3, "a list changed by item assignment in a loop"),
     ("a = np.zeros(3)\nfor i in range(3):\n    a[i] = np.ones(2)", 3, "could not broadcast input array from shape"),
-    ("M = np.zeros((3, 2))\nfor row in M:\n    row[0] = 1.0", 2, "'row' is a view of another array (a row of M)"),
+    ("M = np.zeros((3, 2))\nfor row in M:\n    row[0] = 1.0", 3,
+     "'row' is a row of the array the `for` at line 2 walks"),
     ("M = np.zeros((3, 2))\nr = M[0]\nfor i in range(2):\n    r[i] = i", 2, "Write `r = M[0].copy()`"),
 ]
 
@@ -93,13 +88,14 @@ def test_a_run_time_error_names_the_line_the_loop_and_the_iteration(clean):
     for form in ("lowered", "functional"):
         error = fails(clean, "s = 0.0\nfor i in range(10):\n    s += xs[i]", f"--no-display --form {form}")
         assert error.line == 3, (form, error.message)
-        assert "iteration 9 of the loop at line 2 (`for i`)" in error.message, (form, error.message)
+        assert "index 8 is out of bounds for axis 0 (in iteration 8 (i = 8) of the loop at line 2 (`for i`))" \
+            in error.message, (form, error.message)
         assert error.kind == "IndexError" and error._render_traceback_()[0] == "IndexError in %%whileloop cell"
 
 
 def test_integer_division_by_zero_while_running(clean):
     error = fails(clean, "i = 4\nd = 0\nwhile i > 0:\n    i = i // d")
-    assert error.line == 4 and "division by zero" in error.message and "iteration 1 of the loop at line 3" in \
+    assert error.line == 4 and "division by zero" in error.message and "(in iteration 0 of the loop at line 3)" in \
         error.message
 
 
@@ -136,18 +132,28 @@ def test_help_shows_usage_and_two_examples(clean):
 
 @pytest.mark.parametrize("form", ["lowered", "functional"])
 @pytest.mark.parametrize("cell,line,iteration,expression", [
-    ("p = 1\nfor i in range(70):\n    p = p * 2", 3, 63, "4611686018427387904 * 2 = 9223372036854775808"),
-    ("s = 2**62\nfor i in range(3):\n    s = s + 2**61", 3, 2, "6917529027641081856 + 2305843009213693952"),
-    ("s = -(2**62)\nk = 0\nwhile k < 5:\n    s -= 2**61\n    k += 1", 4, 3,
+    ("p = 1\nfor i in range(70):\n    p = p * 2", 3, "62 (i = 62)", "4611686018427387904 * 2 = 9223372036854775808"),
+    ("s = 2**62\nfor i in range(3):\n    s = s + 2**61", 3, "1 (i = 1)", "6917529027641081856 + 2305843009213693952"),
+    ("s = -(2**62)\nk = 0\nwhile k < 5:\n    s -= 2**61\n    k += 1", 4, "2",
      "-9223372036854775808 - 2305843009213693952"),
-    ("p = 3\nk = 0\nwhile k < 3:\n    p = p ** 20\n    k += 1", 4, 2, "3486784401 ** 20 = a number of 191 digits"),
+    ("p = 3\nk = 0\nwhile k < 3:\n    p = p ** 20\n    k += 1", 4, "1", "3486784401 ** 20 = a number of 191 digits"),
 ])
 def test_python_int_overflow_is_an_error_never_a_wrapped_value(clean, form, cell, line, iteration, expression):
     """Plain Python's ints are unbounded; the graph's are int64: past 2**63 the cell stops, at its line."""
     error = fails(clean, cell, f"--no-display --form {form}")
     assert error.kind == "OverflowError" and error.line == line, (error.kind, error.line, error.message)
     assert expression in error.message and "Python's ints are unbounded" in error.message, error.message
-    assert f"iteration {iteration} of the loop at line" in error.message, error.message
+    assert f"(in iteration {iteration} of the loop at line" in error.message, error.message
+
+
+@pytest.mark.parametrize("form", ["lowered", "functional"])
+def test_a_python_int_to_a_run_time_negative_power_says_what_to_write(clean, form):
+    """Python's 2 ** -2 is 0.25; the graph's power of ints is an int: with the exponent known only when the graph
+    runs, the cell stops at its line and iteration (a literal exponent, `i ** -1`, is computed in floats)."""
+    error = fails(clean, "t = 0.0\nfor k in range(-2, 2):\n    t += 2 ** k", f"--no-display --form {form}")
+    assert (error.kind, error.line) == ("ValueError", 3), (error.kind, error.line, error.message)
+    assert error.message.startswith("2 ** -2: a Python int to a negative power is a float in Python"), error.message
+    assert "write float(x) ** y (in iteration 0 (k = -2) of the loop at line 2" in error.message, error.message
 
 
 def test_a_python_int_past_int64_entering_a_loop_is_refused(clean):

@@ -47,6 +47,8 @@ CASES = {
     "methods": lambda a, v, m, i: (a.reshape(2, 6), a.reshape((6, -1)), a.T, a.sum(), a.sum(axis=0), a.mean(1),
                                    a.max(axis=1, keepdims=True), a.min(), i.astype(float), a.astype(np.int64),
                                    a.flatten(), a.transpose(), v.dot(v), a.argmax(axis=0), i.prod()),
+    "round": lambda a, v, m, i: (np.round(a * 2.5), np.round(a, 2), np.around(v * 10, -1), np.round(i, -1),
+                                 np.round(np.array([0.5, 1.5, 2.5, -0.5, -2.5]) + a[0, :1] * 0)),
     "all_any": lambda a, v, m, i: (np.all(a > -5), np.any(a > 1, axis=0), (i > 3).all()),
 }
 
@@ -109,7 +111,7 @@ def test_tensorflow_rules_keep_tensorflows_len_and_matmul():
 
 def test_refusals_name_the_function_and_the_alternative():
     v = tf.constant(V)
-    cases = [(lambda: np.round(v), "numpy.round", "np.floor(x + 0.5)"),
+    cases = [(lambda: np.ceil(v), "numpy.ceil", "-np.floor(-x)"),
              (lambda: np.linalg.inv(tf.constant(M)), "numpy.linalg.inv", "before or after the loop"),
              (lambda: np.cumsum(v), "numpy.cumsum", "running total"),
              (lambda: np.arctan2(v, v), "numpy.arctan2", "np.sum"),
@@ -122,7 +124,7 @@ def test_refusals_name_the_function_and_the_alternative():
              (lambda: np.linalg.norm(tf.constant(A), 2), "numpy.linalg.norm", "ord=None"),
              (lambda: np.where(v > 0), "numpy.where", "numpy.where(c, x, y)"),
              (lambda: np.array([v[0], v[1]]), "numpy.asarray", "np.stack([t, u])"),
-             (lambda: round(v[0]), "round", "np.floor(t + 0.5)"),
+             (lambda: round(v[0]), "round", "np.round(t) rather than round(t)"),
              (lambda: [1, 2][tf.constant(1)], "index", "getitem(X, t)"),
              (lambda: V[tf.constant(1):], "index", "getitem(X, t)"),
              (lambda: range(tf.constant(3)), "index", "while loop"),

@@ -397,6 +397,13 @@ def _floor_grad(_, unused_grad):
     return [None]
 
 
+@RegisterGradient("Round")
+def _round_grad(_, unused_grad):
+    """No gradient, registered rather than declared (math_grad._RoundGrad): a step function's slope is 0 almost
+    everywhere, and TensorFlow answers None for it, as for Floor."""
+    return [None]
+
+
 @RegisterGradient("FloorDiv")
 def _floor_div_grad(_, unused_grad):
     return None, None
@@ -414,5 +421,7 @@ def _arg_max_grad(_, unused_grad):
 # TensorFlow's LookupError rather than a silent None (tests/test_gradient_table.py holds the two tables together).
 for _type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
               "LogicalNot", "BroadcastGradientArgs", "Range", "Shape", "Size", "Rank", "ZerosLike", "OnesLike",
-              "Const", "StopGradient", "VarIsInitializedOp", "Assert", "ReducedShape"):
+              "Const", "StopGradient", "VarIsInitializedOp", "Assert", "ReducedShape",
+              # bitwise_ops.py declares the integer bit operations not differentiable
+              "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift"):
     NotDifferentiable(_type)

@@ -18,7 +18,7 @@ from ..framework.registry import get_op_def
 from .numpy_rules import PYTHON_INT_ATTR
 
 _MIN, _MAX = -(2 ** 63), 2 ** 63 - 1
-_SYMBOL = {"AddV2": "+", "Sub": "-", "Mul": "*", "Pow": "**"}
+_SYMBOL = {"AddV2": "+", "Sub": "-", "Mul": "*", "Pow": "**", "LeftShift": "<<"}
 
 
 def _overflow(op_type, args):
@@ -27,6 +27,7 @@ def _overflow(op_type, args):
                              f"computes them in int64 (from -2**63 to 2**63 - 1). Use floats for numbers this large, "
                              f"or keep them smaller.")
     exact = {"AddV2": operator.add, "Sub": operator.sub, "Mul": operator.mul, "Pow": operator.pow,
+             "LeftShift": operator.lshift,
              "Neg": operator.neg, "Abs": abs, "Square": lambda x: x * x}[op_type](*(int(a) for a in args))
     what = f" {_SYMBOL[op_type]} ".join(str(int(a)) for a in args) if op_type in _SYMBOL else \
         f"{op_type.lower()}({int(args[0])})"
@@ -44,14 +45,19 @@ _CHECKS = {
     "Neg": lambda x, r: x == _MIN,
     "Abs": lambda x, r: x == _MIN,
     "Square": lambda x, r: x != 0 and (r // x != x or x == _MIN),
+    "LeftShift": lambda x, y, r: x != 0 and (y >= 63 or (r >> y) != x or (r < 0) != (x < 0)),
 }
 
 
 def _checked(op_type, kernel):
     if op_type == "Pow":
         def checked_pow(x, y):
-            if np.ndim(x) or np.ndim(y) or y < 0:
+            if np.ndim(x) or np.ndim(y):
                 return kernel(x, y)
+            if y < 0:
+                raise ValueError(f"{int(x)} ** {int(y)}: a Python int to a negative power is a float in Python, but "
+                                 f"the graph computes this power of ints as an int (its exponent is known only "
+                                 f"when the graph runs): write float(x) ** y")
             exact = int(x) ** int(y)
             if not _MIN <= exact <= _MAX:
                 raise _overflow(op_type, (x, y))

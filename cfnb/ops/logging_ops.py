@@ -107,7 +107,7 @@ def _print_v2_kernel(op, state):
     stream, end = op.get_attr("output_stream"), op.get_attr("end")
 
     def print_v2(text):
-        stream.resolve().write(f"{text}{end}")
+        stream.resolve().write(f"{text.decode() if isinstance(text, bytes) else text}{end}")
     return print_v2
 
 

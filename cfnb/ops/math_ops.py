@@ -103,7 +103,7 @@ UNARY = {
     "Rsqrt": lambda x: 1 / np.sqrt(x),
     "Exp": np.exp, "Log": np.log, "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh, "Sigmoid": _sigmoid,
     "Relu": lambda x: np.maximum(x, np.zeros((), dtype=np.asarray(x).dtype)), "Reciprocal": np.reciprocal,
-    "Sign": np.sign, "Floor": np.floor, "Log1p": np.log1p,
+    "Sign": np.sign, "Floor": np.floor, "Log1p": np.log1p, "Round": np.round,
 }
 for _t, _f in BINARY.items():
     register_op(_t, _binary_infer, _kernel(_f))
@@ -182,6 +182,7 @@ tanh = _unary("Tanh", FLOATS)
 sigmoid = _unary("Sigmoid", FLOATS)
 sign = _unary("Sign", NUMBERS)
 floor = _unary("Floor", FLOATS)
+round = _unary("Round", NUMBERS)  # noqa: A001 - TensorFlow's name (tf.math.round): half to even, as numpy and Python
 reciprocal = _unary("Reciprocal", NUMBERS)
 relu = _unary("Relu", NUMBERS)
 

@@ -18,9 +18,10 @@ Interface (what the `%%whileloop` magic and a notebook can rely on):
 * ndarray's methods and attributes on Tensor: `.reshape(2, 1)` / `.reshape((2, -1))` (dims may
   be tensors), `.T`, `.transpose()`, `.sum/.mean/.max/.min/.prod/.all/.any(axis=None,
   keepdims=False)`, `.argmax/.argmin(axis=None)`, `.astype(np.float64 | float | "int64")`,
-  `.flatten()`, `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.ndim`, `.size` (an int
+  `.flatten()`, `.ravel()`, `.squeeze()`, `.clip(lo, hi)`, `.dot(b)`, `.copy()`, `.ndim`, `.size` (an int
   when static, else a Size tensor), `len(t)` of a static leading dimension (numpy rules only;
-  TensorFlow's error otherwise), `@` with numpy's 1-D rules (numpy rules only). Refused with
+  TensorFlow's error otherwise), iteration over the rows of a static leading dimension (`a, b = row`; numpy
+  rules only), `@` with numpy's 1-D rules (numpy rules only). Refused with
   UnsupportedNumpyError: `.item()`, `.tolist()`, `float(t)`, `int(t)`, `round(t)`, `t[i] = v`,
   and a tensor used as a Python integer (`[1, 2][t]`, `range(t)`, `X[t:]` on an ndarray).
 * `ndarray[t]`: numpy cannot index an array with a symbolic tensor (it calls `t.__array__`, which
@@ -36,7 +37,7 @@ import numpy as np
 from ..framework.dtype_rules import NUMPY_RULES
 from ..framework.errors import UnsupportedNumpyError
 from ..framework.ops import Tensor
-from . import array_ops, math_ops
+from . import array_ops, bitwise_ops, math_ops
 from . import numpy_functions as F
 
 getitem = F.getitem
@@ -50,6 +51,9 @@ UFUNC_OPERATORS = {
     np.matmul: ("__matmul__", "__rmatmul__"),
     np.less: ("__lt__", "__gt__"), np.less_equal: ("__le__", "__ge__"),
     np.greater: ("__gt__", "__lt__"), np.greater_equal: ("__ge__", "__le__"),
+    np.bitwise_and: ("__and__", "__rand__"), np.bitwise_or: ("__or__", "__ror__"),
+    np.bitwise_xor: ("__xor__", "__rxor__"), np.left_shift: ("__lshift__", "__rlshift__"),
+    np.right_shift: ("__rshift__", "__rrshift__"),
 }
 UFUNCS = {
     np.equal: math_ops.equal, np.not_equal: math_ops.not_equal,
@@ -60,6 +64,7 @@ UFUNCS = {
     np.square: math_ops.square, np.sqrt: math_ops.sqrt, np.exp: math_ops.exp, np.log: math_ops.log,
     np.log1p: math_ops.log1p, np.sin: math_ops.sin, np.cos: math_ops.cos, np.tanh: math_ops.tanh,
     np.sign: math_ops.sign, np.floor: math_ops.floor, np.reciprocal: math_ops.reciprocal,
+    np.invert: bitwise_ops.invert_,
 }
 # `np.add.reduce(t, axis)` and friends: the reductions they are.
 UFUNC_REDUCE = {np.add: F.sum, np.multiply: F.prod, np.maximum: F.max, np.minimum: F.min,
@@ -73,16 +78,17 @@ FUNCTIONS = {
     np.reshape: F.reshape, np.transpose: F.transpose,
     np.squeeze: F.squeeze, np.expand_dims: F.expand_dims, np.ravel: F.ravel, np.shape: F.shape,
     np.ndim: F.ndim, np.size: F.size, np.zeros_like: F.zeros_like, np.ones_like: F.ones_like,
-    np.full_like: F.full_like, np.linalg.norm: F.norm, np.astype: F.astype,
+    np.full_like: F.full_like, np.linalg.norm: F.norm, np.astype: F.astype, np.copy: F.copy,
+    np.round: F.round, np.around: F.round,
+    np.isclose: F.isclose, np.allclose: F.allclose, np.array_equal: F.array_equal,
 }
 
 # What to write instead, for numpy functions students reach for that have no graph form.
 _INSTEAD = {
-    "round": "np.floor(x + 0.5)", "around": "np.floor(x + 0.5)", "ceil": "-np.floor(-x)",
+    "ceil": "-np.floor(-x)",
     "tan": "np.sin(x) / np.cos(x)", "log10": "np.log(x) / np.log(10)", "log2": "np.log(x) / np.log(2)",
-    "expm1": "np.exp(x) - 1", "mod": "x % y", "divide": "x / y", "isclose": "np.abs(a - b) <= atol + rtol * np.abs(b)",
-    "allclose": "np.all(np.abs(a - b) <= atol + rtol * np.abs(b))", "array": "the tensor itself",
-    "asarray": "the tensor itself", "copy": "the tensor itself (a tensor is never changed in place)",
+    "expm1": "np.exp(x) - 1", "mod": "x % y", "divide": "x / y", "array": "the tensor itself",
+    "asarray": "the tensor itself",
     "cumsum": "a running total in the loop (`total = total + x`)",
 }
 _GENERIC = ("compute it on numpy values before or after the loop, or build it from the numpy functions cfnb "
@@ -173,11 +179,22 @@ def _len(self):
     raise TypeError(f"len is not well defined for a symbolic Tensor ({self.name}). Use cfnb.size or cfnb.shape.")
 
 
+_tf_iter = Tensor.__iter__
+
+
+def _iter(self):
+    """numpy's iteration under numpy's rules: the rows of an array whose first dimension is static (`a, b = row`,
+    `for row in M` in Python); TensorFlow's refusal otherwise."""
+    if self.graph.dtype_rules == NUMPY_RULES and self.shape.ndims and self.shape[0] is not None:
+        return iter([self[i] for i in range(self.shape[0])])
+    return _tf_iter(self)
+
+
 def _refuse_scalar(what):
     def method(self, *args):
         raise UnsupportedNumpyError(what, f"{what}() needs the value of {self.name}, which it has only when the "
                                           f"graph runs: keep it a tensor (np.sqrt(t) rather than math.sqrt(t), "
-                                          f"t.astype(int) rather than int(t), np.floor(t + 0.5) rather than "
+                                          f"t.astype(int) rather than int(t), np.round(t) rather than "
                                           f"round(t)) or run the graph first.")
     return method
 
@@ -202,6 +219,7 @@ def _install():
     Tensor.__array_function__ = _array_function
     Tensor.__array__ = _array
     Tensor.__len__ = _len
+    Tensor.__iter__ = _iter
     Tensor.__matmul__ = _numpy_matmul("__matmul__")
     Tensor.__rmatmul__ = _numpy_matmul("__rmatmul__")
     Tensor.__float__ = _refuse_scalar("float")
@@ -216,7 +234,7 @@ def _install():
     Tensor.T = property(lambda self: F.transpose(self))
     Tensor.transpose = lambda self, *axes: F.transpose(self, _shape_args(axes) if axes else None)
     for name in ("sum", "mean", "max", "min", "prod", "all", "any", "argmax", "argmin", "clip", "squeeze",
-                 "ravel", "astype", "dot"):
+                 "ravel", "astype", "dot", "copy"):
         setattr(Tensor, name, getattr(F, name))
     Tensor.flatten = lambda self, order="C": F.ravel(self, order)
     Tensor.ndim = property(lambda self: F.ndim(self))

@@ -352,3 +352,59 @@ def setitem(a, key, value):
         return out
     mask = scatter(array_ops.ones_like(part, dtype=dtypes.bool_))
     return array_ops.where_v2(mask, scatter(v), t)
+
+
+def round(a, decimals=0, out=None):  # noqa: A001 - numpy's name
+    """`np.round(a, decimals)`: TensorFlow's Round (half to even, as numpy's); with `decimals`, as numpy's
+    PyArray_Round computes it: Round(a * 10**decimals) / 10**decimals (a / 10**-decimals, then times it, for
+    decimals < 0; an integer array in float64, cast back). An integer array with decimals >= 0 is itself."""
+    _no_out("round", out)
+    x = as_tensor(a)
+    if not isinstance(decimals, (int, np.integer)):
+        raise UnsupportedNumpyError("numpy.round", "np.round(x, decimals) of a tensor takes a Python int decimals")
+    if x.dtype.is_integer and decimals >= 0:
+        return array_ops.identity(x)
+    if decimals == 0:
+        return math_ops.round(x)
+    y = x if x.dtype.is_floating else array_ops.cast(x, dtypes.float64)  # numpy rounds an int in float64
+    scale = np.asarray(10.0 ** builtins.abs(decimals), dtype=y.dtype.as_numpy_dtype)
+    y = math_ops.round(y * scale) / scale if decimals > 0 else math_ops.round(y / scale) * scale
+    return y if x.dtype.is_floating else array_ops.cast(y, x.dtype)
+
+
+def copy(a, order="K", subok=False):
+    """`np.copy(a)`, `a.copy()`: a new array with a's items (an Identity: a tensor is never changed in place, so
+    the copy is a value of its own, as numpy's is)."""
+    return array_ops.identity(as_tensor(a))
+
+
+def _as_float(t):
+    return t if t.dtype.is_floating else array_ops.cast(t, np.result_type(t.dtype.as_numpy_dtype, 1.0))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy's `isclose`: |a - b| <= atol + rtol * |b| item by item (infinities close only to themselves; NaN
+    to NaN only with `equal_nan`)."""
+    x, y = _as_float(as_tensor(a)), _as_float(as_tensor(b))
+    close = math_ops.logical_or(math_ops.less_equal(math_ops.abs(x - y), atol + rtol * math_ops.abs(y)),
+                                math_ops.equal(x, y))
+    if equal_nan:
+        close = math_ops.logical_or(close, math_ops.logical_and(math_ops.not_equal(x, x), math_ops.not_equal(y, y)))
+    return close
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy's `allclose`: every item `isclose` (one bool)."""
+    return all(isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """numpy's `array_equal`: the same shape and the same items (one bool; False at once when the static shapes
+    differ, as numpy's answer then does not depend on the values)."""
+    x, y = as_tensor(a1), as_tensor(a2)
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined() and x.shape.as_list() != y.shape.as_list():
+        return array_ops.constant(False)
+    same = math_ops.equal(x, y)
+    if equal_nan:
+        same = math_ops.logical_or(same, math_ops.logical_and(math_ops.not_equal(x, x), math_ops.not_equal(y, y)))
+    return all(same)

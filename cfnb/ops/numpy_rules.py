@@ -40,6 +40,8 @@ UFUNCS = {
     "Neg": np.negative, "Abs": np.absolute, "Square": np.square, "Sqrt": np.sqrt, "Rsqrt": np.sqrt,
     "Exp": np.exp, "Log": np.log, "Log1p": np.log1p, "Sin": np.sin, "Cos": np.cos, "Tanh": np.tanh,
     "Sigmoid": np.tanh, "Floor": np.floor, "Sign": np.sign, "Reciprocal": np.reciprocal,
+    "BitwiseAnd": np.bitwise_and, "BitwiseOr": np.bitwise_or, "BitwiseXor": np.bitwise_xor, "Invert": np.invert,
+    "LeftShift": np.left_shift, "RightShift": np.right_shift,
 }
 
 # Reductions: numpy accumulates small integers and bools in int64 (`np.sum`, `np.prod`) and takes
@@ -119,7 +121,7 @@ _KEEPS_WEAK = (set(UFUNCS) - {"MatMul"}) | {"Identity"}
 
 # Python-int arithmetic that can leave int64: its kernel checks (math_ops.checked_int_kernel).
 PYTHON_INT_ATTR = "_python_int"
-_CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow")
+_CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow", "LeftShift")
 
 
 def mark_result(op, inputs):
@@ -144,10 +146,19 @@ def promote_inputs(op_type, inputs, same):
         return inputs
     if op_type in _REDUCTION_DTYPES:
         targets = [_REDUCTION_DTYPES[op_type].get(t, t) for t in targets]
+    if op_type == "Pow" and _negative_int_power(values):
+        targets = [dtypes.float64] * len(values)  # Python: 2 ** -1 == 0.5 (numpy refuses ints to negative powers)
     out = list(inputs)
     for i, v, dt in zip(index, values, targets):
         out[i] = (inputs[i][0], to_dtype(v, dt, inputs[i][0]))
     return out
+
+
+def _negative_int_power(values):
+    """`i ** -1` of Python ints (a weak int, a negative Python int literal): a float in Python."""
+    base, exponent = values
+    python_int = isinstance(base, Tensor) and dtype_rules.is_weak(base) and base.dtype.is_integer
+    return python_int and type(exponent) is int and exponent < 0
 
 
 def index_input(tensor, dtype):

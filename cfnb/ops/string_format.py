@@ -25,15 +25,27 @@ FORMATTERS = ("tensorflow", "python")
 
 
 class Slot:
-    """Where the value of the StringFormat's `index`-th input goes in the template."""
+    """Where the value of the StringFormat's `index`-th input goes in the template; with the python formatter,
+    an f-string's `!r`/`!s` conversion ("r", "s", "a" or "") and format spec (`.3f`) are applied to it."""
 
-    __slots__ = ("index",)
+    __slots__ = ("index", "conversion", "spec")
 
-    def __init__(self, index):
-        self.index = index
+    def __init__(self, index, conversion="", spec=""):
+        self.index, self.conversion, self.spec = index, conversion, spec
 
     def __repr__(self):
         return "{}"
+
+
+class Formatted:
+    """A tensor with an f-string's conversion and format spec (`f"{x:.3f}"`): a Slot that formats its value.
+    `python`: the value stands for a Python number, whose `!r` is Python's (`0.5`, not `np.float64(0.5)`)."""
+
+    __slots__ = ("tensor", "conversion", "spec")
+
+    def __init__(self, tensor, conversion="", spec="", python=False):
+        self.tensor, self.spec = tensor, spec
+        self.conversion = conversion + ("p" if python and conversion in ("r", "a") else "")
 
 
 class _Text:
@@ -82,9 +94,20 @@ def tf_summarize(value, summarize=3):
     return block(a, 0)
 
 
-def _render(value, formatter, summarize):
+def _python_text(value, conversion="", spec=""):
+    """`format(value, spec)` after `!r`/`!s`/`!a` as an f-string applies them; a string value (bytes in the
+    graph, as TensorFlow's) is its text."""
+    if isinstance(value, (bytes, np.bytes_)):
+        value = value.decode()
+    if conversion:  # "rp": repr of the Python number the value stands for
+        python = conversion.endswith("p") and isinstance(value, np.generic)
+        value = {"r": repr, "s": str, "a": ascii}[conversion[0]](value.item() if python else value)
+    return format(value, spec) if spec else str(value)
+
+
+def _render(value, formatter, summarize, slot=None):
     if formatter == "python":
-        return str(value)
+        return _python_text(value, slot.conversion, slot.spec) if slot is not None else _python_text(value)
     return tf_summarize(value, summarize)
 
 
@@ -95,7 +118,7 @@ def format_values(structure, values, sep, formatter, summarize):
     parts = []
     for arg in structure:
         if isinstance(arg, Slot):
-            parts.append(_render(values[arg.index], formatter, summarize))
+            parts.append(_render(values[arg.index], formatter, summarize, arg))
         elif isinstance(arg, str):
             parts.append(arg)
         elif formatter == "python":
@@ -106,10 +129,23 @@ def format_values(structure, values, sep, formatter, summarize):
     return sep.join(parts)
 
 
+def _string_length_kernel(op):
+    return lambda s: np.int32(len(s.decode() if isinstance(s, bytes) else s))
+
+
+register_op("StringLength", lambda op: [(dtypes.int32, op._inputs[0].shape)], _string_length_kernel)
+
+
+def string_length(s, name=None):
+    """The number of characters of a string (TensorFlow's `tf.strings.length(s, unit="UTF8_CHAR")`)."""
+    return get_default_graph().create_op("StringLength", [convert_to_tensor(s)], {"unit": "UTF8_CHAR"},
+                                         name=name or "StringLength").outputs[0]
+
+
 def _string_format_kernel(op):
     structure, sep = op.get_attr("template"), op.get_attr("sep")
     formatter, summarize = op.get_attr("formatter"), op.get_attr("summarize")
-    return lambda *values: format_values(structure, values, sep, formatter, summarize)
+    return lambda *values: format_values(structure, values, sep, formatter, summarize).encode()
 
 
 register_op("StringFormat", lambda op: [(dtypes.string, TensorShape([]))], _string_format_kernel)
@@ -122,14 +158,17 @@ def string_format(inputs, sep=" ", summarize=3, formatter="tensorflow", name=Non
     tensors = []
 
     def slot(x):
+        if isinstance(x, Formatted):
+            tensors.append(x.tensor)
+            return Slot(len(tensors) - 1, x.conversion, x.spec)
         if hasattr(x, "_as_graph_element") or hasattr(x, "_handle"):
             x = convert_to_tensor(x)
         if isinstance(x, Tensor):
             tensors.append(x)
             return Slot(len(tensors) - 1)
         return x
-    template = tuple(slot(x) if isinstance(x, str) or not nest.is_nested(x) else nest.map_structure(slot, x)
-                     for x in inputs)
+    template = tuple(slot(x) if isinstance(x, (str, Formatted)) or not nest.is_nested(x) else
+                     nest.map_structure(slot, x) for x in inputs)
     g = get_default_graph()
     return g.create_op("StringFormat", tensors, {"template": template, "sep": sep, "summarize": summarize,
                                                   "formatter": formatter}, name=name or "StringFormat").outputs[0]

@@ -1,9 +1,12 @@
 """`tf.compat.v1.GraphOptions` and `OptimizerOptions`: accepted, kept, and readable back.
 
-cfnb has no graph optimizer (Grappler) to configure, so these settings change nothing at run time;
-programs and TensorFlow's own tests build them, pass them in `ConfigProto(graph_options=...)` and
-read them back, so they exist with TensorFlow's field names and enum values.
+Of these settings only `GraphOptions.rewrite_options` changes what a Session does: it is a `RewriterConfig`
+(passes/rewriter_config.py) switching cfnb's graph optimizations, as it switches Grappler's in TensorFlow.
+The rest (OptimizerOptions' function-library optimizations, ...) change nothing here; programs and TensorFlow's
+own tests build them, pass them in `ConfigProto(graph_options=...)` and read them back, so they exist with
+TensorFlow's field names and enum values.
 """
+from ..passes.rewriter_config import RewriterConfig
 
 
 class OptimizerOptions:
@@ -37,7 +40,9 @@ class GraphOptions:
         self.place_pruned_graph = place_pruned_graph
         self.enable_bfloat16_sendrecv = enable_bfloat16_sendrecv
         self.timeline_step = timeline_step
-        self.rewrite_options = rewrite_options
+        # A RewriterConfig, set by default, so `config.graph_options.rewrite_options.disable_meta_optimizer = True`
+        # works as in TensorFlow.
+        self.rewrite_options = rewrite_options if rewrite_options is not None else RewriterConfig()
 
     def __repr__(self):
         return f"GraphOptions(optimizer_options={self.optimizer_options!r})"

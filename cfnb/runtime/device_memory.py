@@ -9,7 +9,6 @@ as a real one would (TensorFlow's `GPUOptions.Experimental.VirtualDevices(memory
 import threading
 import warnings
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from .allocator import Allocator
 from .devices import parse
 from .gpu_options import gpu_memory_limits
 from .memory_timeline import MemoryTimeline
-from .swap import SwappedTensor
+from .swap import CopyStream, SwappedTensor
 
 MAX_COPIES_IN_FLIGHT = 8
 
@@ -42,7 +41,7 @@ class DeviceMemory:
             else:
                 self.allocators[name] = self.host
         self._inflight, self._inflight_lock = deque(), threading.Lock()
-        self.copier = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cfnb copy stream")
+        self.copier = CopyStream()
         self.simulated = not backends.has_gpu()
 
     @classmethod
@@ -63,7 +62,7 @@ class DeviceMemory:
 
     def close(self):
         """Stop the copy thread once its queued copies are done (Session.close)."""
-        self.copier.shutdown(wait=False)
+        self.copier.close()
 
     def allocator(self, device):
         """The allocator of `device` (the host's for a device without its own)."""

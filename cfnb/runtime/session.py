@@ -22,6 +22,7 @@ from ..framework.default_session import get_default_session  # noqa: F401 - cfnb
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
+from ..passes.meta_optimizer import optimize
 from ..passes.pruning import needed_ops
 from .config_options import GraphOptions
 from .device_memory import DeviceMemory
@@ -165,9 +166,9 @@ class Session:
             raise RuntimeError("Attempted to use a closed Session.")
         flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
         feed_tensors, feed_values = self._prepare_feeds(feed_dict)
-        executor = self._executor(flat_fetches, targets, feed_tensors)
         trace = Trace(limit=getattr(options, "trace_limit", None)) \
             if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
+        executor = self._executor(flat_fetches, targets, feed_tensors, traced=trace is not None)
         timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
                    self._config.operation_timeout_in_ms)
         deadline = time.monotonic() + timeout / 1000.0 if timeout else None
@@ -209,17 +210,19 @@ class Session:
         running = self._running
         return running.progress() if running is not None else []
 
-    def _executor(self, fetch_tensors, targets, feed_tensors):
+    def _executor(self, fetch_tensors, targets, feed_tensors, traced=False):
         """The executor for one set of fetches, feeds and targets, made once and cached until the graph changes
-        (TensorFlow's `DirectSession::GetOrCreateExecutors`): the graph is pruned and compiled, placed, and
-        partitioned when its ops need more than one device; one device gets an Executor with its static
-        schedule (the fast path), several a MultiDeviceExecutor."""
-        key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors))
+        (TensorFlow's `DirectSession::GetOrCreateExecutors`): the graph is pruned, optimized (`_optimized`),
+        compiled, placed, and partitioned when its ops need more than one device; one device gets an Executor with
+        its static schedule (the fast path), several a MultiDeviceExecutor."""
+        key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors), traced)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == self._graph.version:
             return cached[1]
         self._check_runnable(fetch_tensors, targets, feed_tensors)
         graph, fetch_tensors, targets, feed_tensors = self._runnable(fetch_tensors, targets, feed_tensors)
+        graph, fetch_tensors, targets, feed_tensors = self._optimized(graph, fetch_tensors, targets, feed_tensors,
+                                                                      traced)
         placement = self._placement(graph)
         # An item assignment runs in place (slice_update.py) on one plain device (not where devices count memory
         # kernel by kernel, nor where a partition needs every op).
@@ -279,6 +282,16 @@ class Session:
         low = self._lowered[1]
         return (low.graph, [low.tensor_map[t] for t in fetches], [low.op_map[o] for o in targets],
                 [low.tensor_map[t] for t in feeds])
+
+    def _optimized(self, graph, fetches, targets, feeds, traced):
+        """The runnable graph as the optimization passes rewrite it (passes/meta_optimizer.py, Grappler's
+        MetaOptimizer; `graph_options.rewrite_options` switches them), when the run stays on one device: a
+        partitioned run keeps the graph as built."""
+        placement = self._placement(graph)
+        if placement is not None and len({placement[op] for op in needed_ops(fetches, targets, set(feeds))}) > 1:
+            return graph, fetches, targets, feeds
+        opt = optimize(graph, fetches, feeds, targets, self._config.graph_options.rewrite_options, traced)
+        return opt.graph, [opt.tensor(t) for t in fetches], [opt.op(o) for o in targets], [opt.tensor(t) for t in feeds]
 
     def _make_kernel(self, op):
         op_def = get_op_def(op.type)

@@ -9,13 +9,99 @@ prefetches: a pop starts bringing back the next few elements the backprop loop w
 copy thread, when they fit under the device's limit. cfnb does the same for the TensorList accumulators of
 functional (v2) loops, which TensorFlow never swapped (`TensorListPushBack` with `_swap_memory`).
 
-The copy thread plays the copy stream: one per Session, first-in first-out, so a swap-in queued after a
-swap-out of the same tensor finds the host copy ready. Values are copied bit for bit (`backends.to_host`,
-`backends.to_device`), so swapped runs give exactly the unswapped values.
+The copy thread plays the copy stream (`CopyStream`): one per Session, first-in first-out, so a swap-in queued
+after a swap-out of the same tensor finds the host copy ready. A GPU's copy engine runs beside its compute
+engine; in one Python process the copy thread shares the interpreter with the executor, so it must not take it
+for every push: copies are queued as they are issued and the thread wakes once per `COPY_BATCH` of them (or when
+the executor waits for one), does the batch, and sleeps again, while the executor's numpy kernels, which release
+the interpreter, compute. Values are copied bit for bit (`backends.to_host`, `backends.to_device`), so swapped
+runs give exactly the unswapped values.
 """
+import threading
+from collections import deque
+
 from . import backends
 
 PREFETCH_DEPTH = 2   # how many elements a pop brings back ahead of need
+COPY_BATCH = 4       # queued copies that wake the copy thread
+
+
+class CopyStream:
+    """A device's copy stream: `submit(fn, *args)` queues a copy and returns its ticket, `wait(ticket)` returns
+    once that copy is done, `result(ticket)` is what it returned. Copies run in order on one thread."""
+
+    IDLE_SECONDS = 1.0  # the thread ends after this long with nothing to copy; the next copy starts another
+
+    def __init__(self, name="cfnb copy stream"):
+        self._name = name
+        self._queue = deque()
+        self._cv = threading.Condition()
+        self._issued = self._done = self._waiting = 0
+        self._results, self._errors = {}, {}
+        self._closed = False
+        self._thread = None
+
+    def submit(self, fn, *args, keep=False):
+        """Queue `fn(*args)`; its result is kept for `result` when `keep`."""
+        with self._cv:
+            self._issued += 1
+            self._queue.append((self._issued, fn, args, keep))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            if len(self._queue) >= COPY_BATCH or self._waiting:
+                self._cv.notify_all()
+            return self._issued
+
+    def wait(self, ticket):
+        """Block until copy `ticket` is done, waking the copy thread to do what is queued now; a copy that failed
+        raises its error here, in the thread that needs the value (as a CUDA stream's error surfaces at sync)."""
+        with self._cv:
+            while self._done < ticket:
+                self._waiting += 1
+                self._cv.notify_all()  # the copy thread does what is queued now, not after COPY_BATCH more
+                self._cv.wait()
+                self._waiting -= 1
+            error = self._errors.pop(ticket, None)
+        if error is not None:
+            raise error
+
+    def result(self, ticket):
+        """What copy `ticket` returned, once done."""
+        self.wait(ticket)
+        with self._cv:
+            return self._results.pop(ticket, None)
+
+    def close(self):
+        """Stop the copy thread once the queue is empty."""
+        with self._cv:
+            self._closed = True
+            self._cv.notify_all()
+
+    def _run(self):
+        while True:
+            with self._cv:
+                while not self._closed and (not self._queue or len(self._queue) < COPY_BATCH and not self._waiting):
+                    if not self._cv.wait(self.IDLE_SECONDS):
+                        break  # a while with no batch: copy what is queued, or end when nothing is
+                if not self._queue:
+                    self._thread = None
+                    return
+                batch = list(self._queue)
+                self._queue.clear()
+            done, errors = {}, {}
+            for ticket, fn, args, keep in batch:
+                try:
+                    value = fn(*args)
+                    if keep:
+                        done[ticket] = value
+                except Exception as e:  # noqa: BLE001 - raised again in the thread that waits for the copy
+                    errors[ticket] = e
+            with self._cv:
+                self._results.update(done)
+                self._errors.update(errors)
+                self._done = batch[-1][0]
+                self._cv.notify_all()
 
 
 class SwappedTensor:
@@ -32,7 +118,7 @@ class SwappedTensor:
         self._in = None
         self.nbytes = getattr(value, "nbytes", 0)
         memory.allocator(device).note("push", what)
-        self._out = memory.copier.submit(self._copy_out)
+        self._out = memory.copier.submit(self._copy_out)  # a ticket of the copy stream
 
     def _copy_out(self):
         host = backends.to_host(self._device_value)
@@ -44,15 +130,15 @@ class SwappedTensor:
     def wait_copied(self):
         """Block until the device-to-host copy has finished (the swap-out's event, as TensorFlow's stack swap waits on
         its copy stream)."""
-        self._out.result()
+        self._memory.copier.wait(self._out)
 
     def prefetch(self):
         """Start bringing the value back to the device (no-op when already under way)."""
         if self._in is None:
-            self._in = self._memory.copier.submit(self._copy_in, True)
+            self._in = self._memory.copier.submit(self._copy_in, True, keep=True)
 
     def _copy_in(self, optional):
-        self._out.result()
+        # queued after this tensor's swap-out on the same stream: the host copy is there
         alloc = self._memory.allocator(self._device)
         if optional and not alloc.fits(self.nbytes):
             return None  # no room now: the pop will copy it when it needs it
@@ -62,15 +148,15 @@ class SwappedTensor:
 
     def swap_in(self):
         """The value, back on the device (the pop's output)."""
-        pending, self._in = self._in, None  # the future must not keep the device copy alive
-        value = pending.result() if pending is not None else None
+        pending, self._in = self._in, None
+        value = self._memory.copier.result(pending) if pending is not None else None
         if value is None:
-            self._out.result()
+            self.wait_copied()
             value = backends.to_device(self._host, self._device)
             self._memory.allocator(self._device).register(value, self._what, kind="swap_in")
         self._memory.allocator(self._device).note("pop", self._what)
         return value  # the host copy stays: a v2 accumulator list may be popped by more than one gradient
 
     def __array__(self, dtype=None, copy=None):
-        self._out.result()
+        self.wait_copied()
         return self._host if dtype is None else self._host.astype(dtype)

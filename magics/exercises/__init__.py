@@ -16,7 +16,8 @@ import re
 
 EXERCISES = {}
 CHAPTERS = ("ch01_primitives", "ch02_while", "ch03_cond", "ch04_executor", "ch05_cond_gradients",
-            "ch06_while_gradients", "ch07_functional", "ch08_python", "ch09_memory", "ch10_distributed")
+            "ch06_while_gradients", "ch07_functional", "ch08_python", "ch09_memory", "ch10_distributed",
+            "ch11_optimizations")
 
 
 class Verdict:

@@ -2269,3 +2269,105 @@ def t12_switch_case(tf):
     for k in (-1, 2, 4, 6):
         results[f"out_{k}"] = tf.switch_case(tf.constant(k), branches, default=lambda: x * x + 60.0)
     return {"out": out, "gx": grads(tf, out, x)[0], **results}, {b: 3, x: 1.5}
+
+
+# Graph optimizations (cfnb/passes/meta_optimizer.py): programs each pass is for, and programs it must leave
+# alone. cfnb runs them optimized by default; tests/test_optimizer.py also runs them unoptimized and says which
+# pass fires where.
+def _rnn_data(steps=6, batch=3, inputs=5, hidden=4):
+    rng = np.random.RandomState(7)
+    return (rng.standard_normal((steps, batch, inputs)).astype(np.float32) * 0.5,
+            rng.standard_normal((inputs, hidden)).astype(np.float32) * 0.4,
+            rng.standard_normal((hidden, hidden)).astype(np.float32) * 0.4)
+
+
+@program
+def opt_rnn_tensorarray(tf):
+    """The benchmark's RNN, small: x unstacked into a TensorArray, h = tanh(x_t W_x + h W_h). Fission hoists
+    x_t W_x; batching turns dW_x and dW_h into one product each."""
+    xv, wx, wh = _rnn_data()
+    x = tf.placeholder(tf.float32, xv.shape, name="x")
+    w_x, w_h = tf.constant(wx), tf.constant(wh)
+    xs = tf.TensorArray(tf.float32, size=xv.shape[0]).unstack(x)
+    _, h = tf.while_loop(lambda t, h: t < xv.shape[0],
+                         lambda t, h: (t + 1, tf.tanh(tf.matmul(xs.read(t), w_x) + tf.matmul(h, w_h))),
+                         [tf.constant(0), tf.zeros([xv.shape[1], wh.shape[0]])])
+    g_x, g_wx, g_wh = grads(tf, tf.reduce_sum(h * h), [x, w_x, w_h])
+    return {"h": h, "g_x": g_x, "g_wx": g_wx, "g_wh": g_wh}, {x: xv}
+
+
+@program
+def opt_rnn_gather_chain(tf):
+    """Rows by tf.gather, and a row-wise chain sigmoid(x_t W + b) * 2 hoisted whole; the weights fed."""
+    xv, wx, wh = _rnn_data(steps=5)
+    x = tf.placeholder(tf.float32, xv.shape, name="x")
+    w_x = tf.placeholder(tf.float32, wx.shape, name="w_x")
+    w_h = tf.constant(wh)
+    b = tf.constant(np.linspace(-1, 1, wh.shape[0]).astype(np.float32))
+
+    def body(t, h):
+        gate = tf.sigmoid(tf.matmul(tf.gather(x, t), w_x) + b) * 2.0
+        return t + 1, tf.tanh(gate * tf.matmul(h, w_h) + gate)
+
+    _, h = tf.while_loop(lambda t, h: t < 5, body, [0, tf.ones([xv.shape[1], wh.shape[0]])])
+    g_wx, g_wh, g_b = grads(tf, tf.reduce_sum(h), [w_x, w_h, b])
+    return {"h": h, "g_wx": g_wx, "g_wh": g_wh, "g_b": g_b}, {x: xv, w_x: wx}
+
+
+@program
+def opt_rnn_one_gradient(tf):
+    """Only dW_h is fetched: the history stack of x_t is pushed to and never read (stack push removal)."""
+    xv, wx, wh = _rnn_data()
+    x = tf.placeholder(tf.float32, xv.shape, name="x")
+    w_x, w_h = tf.constant(wx), tf.constant(wh)
+
+    def body(t, h):
+        return t + 1, tf.tanh(tf.matmul(tf.gather(x, t), w_x) + tf.matmul(h, w_h))
+
+    _, h = tf.while_loop(lambda t, h: t < 6, body, [0, tf.zeros([3, 4])])
+    g_wx, g_wh = grads(tf, tf.reduce_sum(h), [w_x, w_h])
+    return {"h": h, "g_wh": g_wh}, {x: xv}
+
+
+@program
+def opt_invariant_chain(tf):
+    """tanh(w * 2) + 1 is the same in every iteration: loop-invariant node motion computes it once."""
+    w = tf.placeholder(tf.float32, [3], name="w")
+    v0 = tf.placeholder(tf.float32, [3], name="v0")
+    _, v = tf.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, v * 0.5 + (tf.tanh(w * 2.0) + 1.0)), [0, v0])
+    g_w, g_v0 = grads(tf, tf.reduce_sum(v * v), [w, v0])
+    return {"v": v, "g_w": g_w, "g_v0": g_v0}, {w: [0.1, -0.4, 0.9], v0: [1.0, 2.0, -3.0]}
+
+
+@program
+def opt_rnn_fed_length(tf):
+    """The trip count is fed (0 here): no fission (the rows a loop reads are not known), and the batched
+    gradients of a loop that ran zero times are their initial zeros."""
+    xv, wx, wh = _rnn_data()
+    n = tf.placeholder(tf.int32, [], name="n")
+    x = tf.placeholder(tf.float32, xv.shape, name="x")
+    w_x, w_h = tf.constant(wx), tf.constant(wh)
+
+    def body(t, h):
+        return t + 1, tf.tanh(tf.matmul(tf.gather(x, t), w_x) + tf.matmul(h, w_h))
+
+    _, h = tf.while_loop(lambda t, h: t < n, body, [0, tf.ones([3, 4])])
+    g_wx, g_wh = grads(tf, tf.reduce_sum(h), [w_x, w_h])
+    return {"h": h, "g_wx": g_wx, "g_wh": g_wh}, {x: xv, n: 0}
+
+
+@program
+def opt_rnn_row_in_cond(tf):
+    """The row is read only on even steps (in a cond): nothing in the cond is hoisted."""
+    xv, wx, wh = _rnn_data()
+    x = tf.placeholder(tf.float32, xv.shape, name="x")
+    w_x, w_h = tf.constant(wx), tf.constant(wh)
+
+    def body(t, h):
+        step = tf.cond(tf.equal(t % 2, 0), lambda: tf.matmul(tf.matmul(tf.gather(x, t), w_x), tf.tanh(w_h * 3.0)),
+                       lambda: tf.zeros([3, 4]))
+        return t + 1, tf.tanh(step + tf.matmul(h, w_h))
+
+    _, h = tf.while_loop(lambda t, h: t < 6, body, [0, tf.zeros([3, 4])])
+    g_wx, g_wh = grads(tf, tf.reduce_sum(h), [w_x, w_h])
+    return {"h": h, "g_wx": g_wx, "g_wh": g_wh}, {x: xv}

@@ -25,9 +25,10 @@ import sys
 
 import numpy as np
 
-# Element-wise ops whose kernels are these ufuncs (cfnb.ops.math_ops registers the same functions).
+# Element-wise ops whose kernels are these ufuncs (cfnb.ops.math_ops registers the same functions). AddN is
+# np.add when it has two inputs, the only case codegen forwards: a functional loop's gradient accumulates with it.
 UFUNCS = {
-    "Add": np.add, "AddV2": np.add, "Sub": np.subtract, "Mul": np.multiply,
+    "Add": np.add, "AddV2": np.add, "AddN": np.add, "Sub": np.subtract, "Mul": np.multiply,
     "Maximum": np.maximum, "Minimum": np.minimum,
 }
 

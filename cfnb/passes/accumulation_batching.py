@@ -1,0 +1,94 @@
+"""Pass 4, batching gradient accumulations: a sum of per-iteration products becomes one product after the loop.
+
+The gradient of a weight used in every iteration (`x_t @ W`) is accumulated in the gradient loop:
+`dW += x_t^T dz_t`, one small product and one add of a whole weight-sized matrix per iteration (the
+constant-Enter accumulator of a v1 gradient, `gradients/while/MatMul/Enter_grad/b_acc`; a loop variable of the
+functional gradient's `While`). The sum of products is one product of the stacked operands:
+`sum_t x_t^T dz_t = X^T DZ`, with X the x_t stacked along their rows (`[T * B, I]`) and DZ likewise. cuDNN's RNN
+computes its weight gradients so, as one GEMM after the recurrence; TensorFlow's Grappler does not, for a
+`while_loop`. The pass collects both operands in the loop (each with a TensorList accumulator, one reference
+pushed per iteration: cheap to stack; `graph_edit.add_accumulator`), stacks them after it, and replaces the
+accumulator's Exit by `init + MatMul(Reshape(A, [-1, I]), Reshape(B, [-1, H]), transpose_a=True)`.
+
+What is checked: the loop variable is `acc -> acc + MatMul(a, b, transpose_a=True)` (AddV2, Add or a
+two-input AddN), its value read by nothing else in the loop and the product by nothing else; the add and both
+operands run in every iteration (not in a cond branch) and vary with it; the operands are rank 2 floats of
+fully known shapes with the same number of rows. A loop that runs zero times stacks zero rows, and the product
+is zero: the result is `init`, as before. The values equal the loop's within float rounding (the sum is
+associated differently). The graph must not ask for swapping: the stacked operands stay in device memory.
+"""
+from .graph_edit import Builder, add_accumulator
+from .loop_fission import swaps
+from .loop_frames import pure, source
+
+NAME = "accumulation_batching"
+_ADDS = ("AddV2", "Add", "AddN")
+
+
+def _readers(view, t):
+    """The ops of `view` reading `t`, Identities read through (each Identity's own readers instead)."""
+    out = []
+    for c in t.consumers():
+        if c in view.frame_of:
+            out.extend(_readers(view, c.outputs[0]) if c.type == "Identity" else [c])
+    return out
+
+
+def batchable(view, loop, var):
+    """(a, b) when loop variable `var` accumulates MatMul(a, b, transpose_a=True) every iteration, else None."""
+    add = source(var.next_value).op
+    if var.exit is None or add.type not in _ADDS or len(add.inputs) != 2 or view.conditional(add):
+        return None
+    if _readers(view, var.merge.outputs[0]) != [var.switch] or _readers(view, var.body_value) != [add]:
+        return None
+    others = [source(x) for x in add.inputs if source(x) is not var.body_value]
+    if len(others) != 1 or _readers(view, others[0]) != [add]:
+        return None
+    product = others[0].op
+    if product.type != "MatMul" or not pure(product) or view.conditional(product) \
+            or not product.get_attr("transpose_a") or product.get_attr("transpose_b"):
+        return None
+    a, b = product.inputs
+    if any(view.invariant(x, loop) or view.frame_of.get(source(x).op) != loop.name for x in (a, b)):
+        return None
+    if a.shape.ndims != 2 or b.shape.ndims != 2 or a.shape[0] != b.shape[0]:
+        return None
+    return a, b
+
+
+def batch(rewrite, view, loop, var, operands, stacked):
+    """Replace `var`'s Exit by init + (stacked a)^T (stacked b), computed after the loop."""
+    outside = Builder(rewrite, view, loop.parent)
+    name = f"{var.exit.name}/batched"
+    flat = []
+    for x in operands:
+        if x not in stacked:
+            stacked[x] = add_accumulator(rewrite, view, loop, x, f"{source(x).op.name}/stacked")
+        width = x.shape.as_list()[1]
+        flat.append(outside.op("Reshape", [stacked[x], outside.shape([-1, width], f"{name}/shape")],
+                               name=f"{name}/flat"))
+    product = outside.op("MatMul", flat, {"transpose_a": True, "transpose_b": False}, name=f"{name}/MatMul",
+                         device=var.exit.device)
+    total = outside.op("AddV2", [var.enter.inputs[0], product], name=f"{name}/add", device=var.exit.device)
+    rewrite.reroute(var.exit.outputs[0], total)
+
+
+def run(rewrite):
+    """Rewrite the copy in place; returns [(frame, [names of the Exits now computed after the loop])]."""
+    if swaps(rewrite.view()):
+        return []
+    done = []
+    for name in sorted(rewrite.view().loops):
+        view = rewrite.view()
+        loop = view.loops[name]
+        if loop.loop_cond is None:
+            continue
+        found = [(var, batchable(view, loop, var)) for var in loop.vars if var.exit is not None
+                 and var.exit.outputs[0] not in rewrite.fed]
+        found = [(var, operands) for var, operands in found if operands is not None]
+        stacked = {}
+        for var, operands in found:
+            batch(rewrite, view, loop, var, operands, stacked)
+        if found:
+            done.append((name, [var.exit.name for var, _ in found]))
+    return done

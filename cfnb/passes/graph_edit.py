@@ -1,0 +1,125 @@
+"""How an optimization pass changes a graph: on a private copy, with a few edits (Grappler's `MutableGraphView`).
+
+Grappler optimizes a copy of the graph (the `GrapplerItem`'s GraphDef), never the one the user built; so does
+cfnb. `copy_graph` copies the ops the fetches need (pruned first, as Grappler's item is), keeping every name, and
+the passes then edit the copy in place: `Rewrite.reroute` makes the consumers (and fetches) of one tensor read another,
+`Builder.op` adds a node in a given frame. A node made outside the root frame needs something of its frame to
+fire on, or it would run once in the root frame: a constant gets a control input from the frame's pivot (an
+Identity of a loop variable's `Switch:1`, as TensorFlow's `ConstantFolding::AddControlDependency` adds for the
+constants the loop optimizer moves). `add_accumulator` adds a loop variable that collects a value of every
+iteration in a TensorList (the accumulator `while_v2` builds for gradients), stacked after the loop.
+"""
+import numpy as np
+
+from ..framework import dtypes
+from ..framework.tensor_shape import TensorShape
+from .loop_frames import ROOT, FrameView
+from .lowering import _Lowering
+from .pruning import needed_ops
+
+
+class _Ops:
+    """What `_Lowering.copy` reads of a graph: its operations (here: the needed ones, in graph order)."""
+
+    def __init__(self, ops):
+        self._ops = ops
+
+    def get_operations(self):
+        return self._ops
+
+
+def copy_graph(graph, fetches, targets=()):
+    """(copy, {tensor: copied tensor}, {op: copied op}) of the ops `fetches` and `targets` need, names kept."""
+    keep = needed_ops(list(fetches), list(targets), set())
+    lowering = _Lowering()
+    tmap, opmap = lowering.copy(_Ops([op for op in graph.get_operations() if op in keep]), {})
+    lowering.graph.dtype_rules = graph.dtype_rules
+    return lowering.graph, tmap, opmap
+
+
+class Rewrite:
+    """What the passes of one optimization share: the copy they edit (`graph`), the tensors the run fetches and
+    feeds (`outputs`, which `reroute` keeps up to date; `fed`, which no pass may replace), its target ops, and the
+    pivot each frame's new constants wait for (`anchors`)."""
+
+    def __init__(self, graph, outputs, targets, fed):
+        self.graph, self.outputs, self.targets, self.fed = graph, list(outputs), list(targets), set(fed)
+        self.anchors = {}
+
+    def view(self):
+        """A FrameView of the ops the outputs and targets need now."""
+        needed = needed_ops(self.outputs, self.targets, set())
+        return FrameView(op for op in self.graph.get_operations() if op in needed)
+
+    def reroute(self, old, new, keep=()):
+        """Every consumer of tensor `old` but those in `keep` reads `new` instead, and so does a fetch of `old`."""
+        for consumer in list(old._consumers):
+            if consumer in keep:
+                continue
+            for k, x in enumerate(consumer._inputs):
+                if x is old:
+                    consumer._update_input(k, new)
+        self.outputs = [new if t is old and t not in self.fed else t for t in self.outputs]
+
+
+class Builder:
+    """Makes ops in one frame of a FrameView's graph: `frame` is a frame name ("" for the root)."""
+
+    def __init__(self, rewrite, view, frame):
+        self.graph, self.view, self.frame = rewrite.graph, view, frame
+        self._anchors = rewrite.anchors  # {frame name: pivot op}, shared by every Builder of one optimization
+
+    def anchor(self):
+        """The op a constant of this frame waits for (None in the root frame)."""
+        if self.frame == ROOT:
+            return None
+        if self.frame not in self._anchors:
+            loop = self.view.loops[self.frame]
+            value = loop.vars[0].body_value
+            pivot = next((c for c in value.consumers() if c.type == "Identity" and not c.control_inputs), None)
+            if pivot is None:
+                pivot = self.op("Identity", [value], name=f"{self.frame}/LoopOptimizer/pivot").op
+            self._anchors[self.frame] = pivot
+        return self._anchors[self.frame]
+
+    def op(self, op_type, inputs, attrs=None, name=None, device=""):
+        """A new op; its first output (or the op, when it has none)."""
+        with self.graph.as_default(), self.graph.device(device):
+            op = self.graph.create_op(op_type, list(inputs), attrs or {}, name=name)
+        return op.outputs[0] if op.outputs else op
+
+    def const(self, value, dtype, name):
+        """A Const of `value` in `dtype`, added by a pass; inside a loop frame it takes a control edge from the
+        frame's anchor so that it runs in the right frame (as Grappler's constant folding adds its constants)."""
+        value = np.asarray(value, dtype=dtype.as_numpy_dtype)
+        t = self.op("Const", [], {"value": value, "dtype": dtype}, name=name)
+        if self.anchor() is not None:
+            t.op._add_control_input(self.anchor())
+        return t
+
+    def shape(self, dims, name):
+        """A Const int32 shape vector (a folded Shape op's result)."""
+        return self.const(np.asarray(dims, np.int32), dtypes.int32, name)
+
+
+def add_accumulator(rewrite, view, loop, value, name):
+    """A new loop variable of `loop` pushing `value` every iteration onto a TensorList, and the tensor after the
+    loop that stacks it: `[iterations, *value.shape]` in iteration order (TensorFlow's `TensorListStack` of a
+    `while_v2` accumulator). `value` must be live in every iteration that runs and of fully known shape."""
+    outside = Builder(rewrite, view, loop.parent)
+    element_shape = outside.shape(value.shape.as_list(), f"{name}/element_shape")
+    attrs = {"element_dtype": value.dtype, "element_shape_static": value.shape}
+    empty = outside.op("EmptyTensorList", [element_shape, outside.const(-1, dtypes.int32, f"{name}/max_num_elements")],
+                       attrs, name=f"{name}/accumulator")
+    inside = Builder(rewrite, view, loop.name)
+    enter = inside.op("Enter", [empty], {"frame_name": loop.name, "is_constant": False,
+                                         "parallel_iterations": loop.parallel_iterations}, name=f"{name}/Enter")
+    merge = inside.op("Merge", [enter, enter], {"N": 2}, name=f"{name}/Merge")
+    switch = inside.op("Switch", [merge, loop.loop_cond.outputs[0]], name=f"{name}/Switch").op
+    push = inside.op("TensorListPushBack", [switch.outputs[1], value], attrs, name=f"{name}/TensorListPushBack")
+    merge.op._update_input(1, inside.op("NextIteration", [push], name=f"{name}/NextIteration"))
+    done = outside.op("Exit", [switch.outputs[0]], name=f"{name}/Exit")
+    stacked = outside.op("TensorListStack", [done, element_shape],
+                         {**attrs, "num_elements": -1}, name=f"{name}/TensorListStack")
+    stacked._shape = TensorShape([None] + value.shape.as_list())
+    return stacked

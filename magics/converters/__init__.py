@@ -1,0 +1,75 @@
+"""A cell of ordinary Python, converted into code that builds a cfnb graph: AutoGraph's converters, one
+module per construct, each a pass over the cell's AST that writes its code from a template (templates.py).
+
+The passes run in this order (`CONVERTERS`), each seeing the code the earlier ones made:
+
+  unsupported       what a graph cannot hold is refused with its line
+  item_assignment   a[k] = v           ->  a = __cf.setitem(a, k, v, line)
+  list_append       xs.append(v)       ->  xs = __cf.append(xs, v, line)
+  for_loops         for x in xs: ...   ->  a `while` over a hidden counter
+  break_continue    break / continue / a loop's else  ->  `if`s over hidden flags
+  conditions        and, or, not, ==, !=, a < b < c, x if c else y  ->  __cf.and_(...), __cf.if_exp(...)
+  fstrings          f"..{x}.."         ->  __cf.fstring([...], line)
+  subscripts        a[i]               ->  __cf.getitem(a, i, line)
+  calls             f(x), print(x)     ->  __cf.call(line, f, x), __cf.print_(line, x)
+  assignments       x = e, x += e      ->  x = __cf.assign('x', e, line)
+  variables         a read of x        ->  __cf.ld(x, 'x', line)
+  lines             __cf.at(line) before every statement
+  while_loops       while: ...         ->  cond and body functions, __cf.while_stmt(...)
+  if_statements     if: ... else: ...  ->  two branch functions, __cf.if_stmt(...)
+  cell_function     the whole cell     ->  def __cfnb_cell__(__ns, __cf, __names): ...
+
+`__cf` is the cell's runtime (operators/): each `__cf.name` is one of its operators. The converters share
+what they know through the converted code and one Context (context.py).
+"""
+import ast
+
+from ..errors import CellError  # noqa: F401 - re-exported for the converters' callers
+from . import (
+    assignments,
+    break_continue,
+    calls,
+    cell_function,
+    conditions,
+    for_loops,
+    fstrings,
+    if_statements,
+    item_assignment,
+    lines,
+    list_append,
+    subscripts,
+    unsupported,
+    variables,
+    while_loops,
+)
+from .analysis import read_names, stored_names
+from .context import Context
+
+CONVERTERS = [item_assignment, list_append, for_loops, break_continue, conditions, fstrings, subscripts, calls,
+              assignments, variables, lines, while_loops, if_statements]
+
+
+def convert(tree, ctx, until=None):
+    """Run the converters over `tree` (a Module) in order, up to and including `until` (for the tests of one
+    converter's output); the context learns the cell's names as it goes."""
+    unsupported.check(tree)
+    ctx.read = read_names(tree)
+    for converter in CONVERTERS:
+        tree = converter.convert(tree, ctx)
+        if converter is for_loops:  # every name the cell assigns is known once the loops are written out
+            ctx.assigned = stored_names(tree.body, hidden=False)
+        ast.fix_missing_locations(tree)
+        if converter is until:
+            break
+    return tree
+
+
+def compile_cell(source, filename, explicit=False, notebook=()):
+    """(code object defining `__cfnb_cell__`, names the cell assigns). The explicit form (a cell that defines
+    `cond`, `body` and `loop_vars`) is plain Python: it is compiled as it is."""
+    tree = ast.parse(source, filename=filename)
+    if explicit:
+        return compile(tree, filename, "exec"), stored_names(tree.body)
+    ctx = Context(filename=filename, notebook=frozenset(notebook))
+    tree = convert(tree, ctx)
+    return compile(cell_function.wrap(tree.body, ctx), filename, "exec"), ctx.assigned

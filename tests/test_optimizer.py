@@ -1,0 +1,317 @@
+"""The graph optimizations (cfnb/passes/meta_optimizer.py): each pass fires on the programs it is for, leaves
+alone the ones it must, and keeps every answer (values and gradients, within float rounding) on every program
+of the conformance set, the fuzz corpus and the regression programs, in both control-flow forms. The switches
+are TensorFlow's (`RewriterConfig`, `disable_meta_optimizer`).
+
+The corpora are compared optimized against unoptimized on the static schedule here; the passes are on by
+default, so tests/test_conformance.py, test_fuzz_corpus.py and regressions/test_reliab.py hold the optimized
+graphs to TensorFlow's answers on every path (static schedule, executor, strict) as well. The programs the passes
+are for are compared here on the executor too."""
+import importlib.util
+import json
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import cfnb
+from cfnb.passes.lowering import has_functional_ops, lower_functional_ops
+from cfnb.passes.meta_optimizer import optimize
+from cfnb.viz import to_dot
+
+HERE = pathlib.Path(__file__).parent
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+conformance = _load("cfnb_conformance_programs_opt", HERE / "conformance" / "programs.py")
+reliab = _load("cfnb_reliab_programs_opt", HERE / "regressions" / "reliab_programs.py")
+sys.path.insert(0, str(HERE / "fuzz"))
+from generator import Program  # noqa: E402
+from harness import build as build_fuzz  # noqa: E402
+
+RC = cfnb.RewriterConfig
+ALL_ON = RC(loop_optimization=RC.ON, loop_fission=RC.ON, accumulation_batching=RC.ON)
+OFF = RC(disable_meta_optimizer=True)
+FUZZ = json.loads((HERE / "fuzz" / "corpus_tf.json").read_text())["programs"]
+
+
+def config(rewrite, **kwargs):
+    return cfnb.ConfigProto(graph_options=cfnb.GraphOptions(rewrite_options=rewrite), **kwargs)
+
+
+@pytest.fixture(params=["v1", "v2"])
+def mode(request):
+    was = cfnb.control_flow_v2_enabled()
+    (cfnb.enable_control_flow_v2 if request.param == "v2" else cfnb.disable_control_flow_v2)()
+    yield request.param
+    (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
+
+
+def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON):
+    """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops)."""
+    fetches, feeds = list(fetches), list(feeds)
+    if has_functional_ops(graph):
+        low = lower_functional_ops(graph)
+        graph, fetches, feeds = low.graph, [low.tensor_map[t] for t in fetches], [low.tensor_map[t] for t in feeds]
+    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite).rewrites.items() if done}
+
+
+def run(graph, fetches, feeds, init, cfg):
+    # the executor gets a deadline (a rewrite that broke a loop would run it forever); the static schedule cannot
+    # take one: a deadline sends the run to the executor
+    options = cfnb.RunOptions(timeout_in_ms=120_000) if not cfg.static_schedule else None
+    with graph.as_default(), cfnb.Session(graph=graph, config=cfg) as sess:
+        if init is not None:
+            sess.run(init)
+        try:
+            return sess.run(fetches, feeds, options=options)
+        except Exception as e:  # noqa: BLE001 - the same error both ways is an equal answer
+            return f"{type(e).__name__}: {str(e).splitlines()[0]}"
+
+
+def differences(a, b, what):
+    if isinstance(a, str) or isinstance(b, str):
+        return [] if a == b else [f"{what}: {a if isinstance(a, str) else 'values'} != {b}"]
+    out = []
+    for key in a:
+        x, y = np.asarray(a[key]), np.asarray(b[key])
+        ok = x.shape == y.shape and x.dtype == y.dtype and (
+            np.allclose(x, y, rtol=1e-4, atol=1e-5 * max(1.0, float(np.max(np.abs(y), initial=0))))
+            if np.issubdtype(y.dtype, np.floating) else np.array_equal(x, y))
+        if not ok:
+            out.append(f"{what} {key}: {x.tolist()} != unoptimized {y.tolist()}")
+    return out
+
+
+def equivalent(graph, fetches, feeds, init=None, schedules=({}, {"static_schedule": False})):
+    """(what fired, differences) between the optimized and the unoptimized runs, on each of `schedules`."""
+    fired = rewrites(graph, nest_values(fetches), feeds)
+    if not fired:
+        return fired, []  # optimize() hands back the graph itself: nothing to compare
+    want = run(graph, fetches, feeds, init, config(OFF))
+    problems = []
+    for schedule in schedules:
+        got = run(graph, fetches, feeds, init, config(ALL_ON, **schedule))
+        problems += differences(got, want, f"{sorted(fired)} {schedule or 'static'}")
+    return fired, problems
+
+
+def nest_values(fetches):
+    return [t for t in fetches.values() if t is not None]
+
+
+# --- which pass fires where ------------------------------------------------------------------------------
+FIRES = {  # program: {mode: passes that must fire}; every other pass must not
+    "opt_rnn_tensorarray": {"v1": {"loop_fission", "accumulation_batching"}},
+    "opt_rnn_gather_chain": {"v1": {"loop_fission", "accumulation_batching"}},
+    "opt_rnn_one_gradient": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
+                             "v2": {"loop_fission", "accumulation_batching"}},  # v2: pruning drops the lists
+    "opt_invariant_chain": {"v1": {"loop_invariant_node_motion", "stack_push_removal"},
+                            "v2": {"loop_invariant_node_motion"}},
+    "opt_rnn_fed_length": {"v1": {"accumulation_batching"}},  # the trip count is fed: no fission
+    "opt_rnn_row_in_cond": {"v1": set()},  # the row and the invariant are read in a cond
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRES))
+def test_each_pass_fires_on_the_programs_it_is_for(mode, name):
+    graph, fetches, feeds, init, _ = conformance.build_program(cfnb, conformance.PROGRAMS[name])
+    want = FIRES[name].get(mode, FIRES[name]["v1"])
+    fired, problems = equivalent(graph, fetches, feeds, init)
+    assert set(fired) == want and not problems, (fired, problems)
+
+
+def test_fission_hoists_the_input_projection_and_batching_the_weight_gradients():
+    graph, fetches, feeds, _, _ = conformance.build_program(cfnb, conformance.PROGRAMS["opt_rnn_gather_chain"])
+    done = rewrites(graph, fetches.values(), feeds)
+    assert done["loop_fission"] == [("while/while_context", ["while/MatMul", "while/add", "while/Sigmoid",
+                                                             "while/mul"])]
+    assert [exit_name for _, names in done["accumulation_batching"] for exit_name in names] == [
+        "gradients/while/MatMul_1/Enter_grad/b_acc_3", "gradients/while/MatMul/Enter_grad/b_acc_3"]
+    opt = optimize(graph, list(fetches.values()), list(feeds))
+    ops = {op.name: op for op in opt.graph.get_operations()}
+    assert ops["while/mul/hoisted/row"].type == "GatherV2"  # the row of F = 2 sigmoid(X W + b), in the loop
+    assert "while/MatMul" not in ops and ops["while/MatMul/hoisted"].inputs[0].shape.as_list() == [15, 5]
+    assert ops["gradients/while/MatMul/Enter_grad/b_acc_3/batched/MatMul"].get_attr("transpose_a")
+
+
+def _loop_program(body, n=4, x_rows=4, init=None, swap=False):
+    """(graph, fetches, feeds) of `v <- body(t, v, x, w)` for t < n (a constant), x fed with `x_rows` rows."""
+    graph = cfnb.Graph()
+    with graph.as_default():
+        x = cfnb.placeholder(cfnb.float32, [x_rows, 2, 3], name="x")
+        w = cfnb.placeholder(cfnb.float32, [3, 3], name="w")
+        _, v = cfnb.while_loop(lambda t, v: t < n, lambda t, v: (t + 1, body(t, v, x, w)),
+                               [0, init if init is not None else cfnb.zeros([2, 3])], swap_memory=swap)
+        g = cfnb.gradients(cfnb.reduce_sum(v), [w])[0]
+    rng = np.random.RandomState(3)
+    feeds = {x: rng.randn(x_rows, 2, 3).astype(np.float32), w: rng.randn(3, 3).astype(np.float32) * 0.3}
+    return graph, {k: t for k, t in {"v": v, "g": g}.items() if t is not None}, feeds
+
+
+def test_fission_needs_the_trip_count_to_be_the_number_of_rows(mode):
+    row_wise = lambda t, v, x, w: cfnb.tanh(cfnb.matmul(cfnb.gather(x, t), w) + v)
+    assert "loop_fission" in rewrites(*_fetched(_loop_program(row_wise, n=4, x_rows=4)))
+    for n, rows in ((3, 4), (0, 4), (6, 4)):  # fewer rows read than X has, a zero-trip loop, rows out of range
+        graph, fetches, feeds = _loop_program(row_wise, n=n, x_rows=rows)
+        assert "loop_fission" not in rewrites(graph, fetches.values(), feeds)
+        fired, problems = equivalent(graph, fetches, feeds)
+        assert not problems
+    graph, fetches, feeds = _loop_program(row_wise, n=6, x_rows=4)  # the loop's own error, unchanged
+    error = run(graph, fetches, feeds, None, config(ALL_ON))
+    assert error.startswith("InvalidArgumentError: IndexError: indices = 4 is not in [0, 4)")
+
+
+def _fetched(program):
+    graph, fetches, feeds = program
+    return graph, fetches.values(), feeds
+
+
+def test_fission_needs_row_wise_work(mode):
+    def columns(t, v, x, w):  # row x_t^T x_t mixes the rows of x_t
+        row = cfnb.gather(x, t)
+        return v + cfnb.matmul(row, row, transpose_a=True)[:2]
+    assert "loop_fission" not in rewrites(*_fetched(_loop_program(columns)))
+    recurrent = lambda t, v, x, w: cfnb.matmul(cfnb.gather(x, t) * v, w)  # the row meets the loop variable first
+    assert "loop_fission" not in rewrites(*_fetched(_loop_program(recurrent)))
+
+
+def test_a_stateful_op_stays_in_the_loop(mode):
+    def body(t, v, x, w):
+        with cfnb.control_dependencies([cfnb.Assert(t >= 0, [t])]):
+            scaled = cfnb.tanh(w * 2.0)  # invariant, but ordered after a stateful op
+        return v + scaled[:2]
+    graph, fetches, feeds = _loop_program(body)
+    assert "loop_invariant_node_motion" not in rewrites(graph, fetches.values(), feeds)
+
+
+def test_swapping_graphs_keep_their_per_step_form(mode):
+    row_wise = lambda t, v, x, w: cfnb.tanh(cfnb.matmul(cfnb.gather(x, t), w) + v)
+    graph, fetches, feeds = _loop_program(row_wise, swap=True)
+    done = rewrites(graph, fetches.values(), feeds)
+    assert "loop_fission" not in done and "accumulation_batching" not in done
+
+
+def test_a_loop_variable_set_to_an_invariant_still_ends_its_loop(mode):
+    """The body hands back tanh(w) * 2 for v: hoisted, it reaches the NextIteration through a constant Enter,
+    which is replayed into every iteration; the pivot's control edge keeps the NextIteration dead when the loop
+    ends (the executor would otherwise start iterations forever; found by the fuzz corpus, program 99)."""
+    graph = cfnb.Graph()
+    with graph.as_default():
+        w = cfnb.placeholder(cfnb.float32, [3], name="w")
+        _, v = cfnb.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, cfnb.tanh(w) * 2.0), [0, cfnb.ones([3])])
+        g = cfnb.gradients(cfnb.reduce_sum(v * v), w)[0]
+    fired, problems = equivalent(graph, {"v": v, "g": g}, {w: np.array([0.1, -0.2, 0.3], np.float32)})
+    assert "loop_invariant_node_motion" in fired and not problems
+
+
+def test_invariant_work_leaves_nested_loops_one_frame_per_pass(mode):
+    graph = cfnb.Graph()
+    with graph.as_default():
+        w = cfnb.placeholder(cfnb.float32, [3], name="w")
+
+        def inner(i, s):
+            return i + 1, s + cfnb.exp(w * 0.5)
+
+        def outer(j, acc):
+            return j + 1, acc + cfnb.while_loop(lambda i, s: i < 3, inner, [0, acc])[1]
+
+        _, acc = cfnb.while_loop(lambda j, a: j < 2, outer, [0, cfnb.ones([3])])
+        g = cfnb.gradients(cfnb.reduce_sum(acc), w)[0]
+    feeds = {w: np.array([0.1, 0.2, -0.3], np.float32)}
+    fired, problems = equivalent(graph, {"acc": acc, "g": g}, feeds)
+    assert "loop_invariant_node_motion" in fired and not problems
+    frames = [frame for frame, _ in fired["loop_invariant_node_motion"]]
+    assert len(frames) == len(set(frames)) >= 2  # the inner loop first, then the outer one
+
+
+# --- the switches ------------------------------------------------------------------------------------------
+def test_rewriter_config_toggles_as_tensorflow_spells_them():
+    assert RC().enabled("loop_fission") and not RC().enabled("loop_fission", traced=True)
+    assert RC(loop_fission=RC.ON).enabled("loop_fission", traced=True)
+    assert not RC(disable_meta_optimizer=True, loop_fission=RC.ON).enabled("loop_fission")
+    off = RC(loop_optimization=RC.OFF)
+    assert not off.enabled("loop_invariant_node_motion") and not off.enabled("stack_push_removal")
+    assert off.enabled("loop_fission") and off.enabled("accumulation_batching")
+    assert RC(constant_folding=RC.OFF).constant_folding == RC.OFF  # TensorFlow's other fields are kept
+    cfg = cfnb.ConfigProto()
+    cfg.graph_options.rewrite_options.disable_meta_optimizer = True  # TensorFlow's idiom
+    assert not cfg.graph_options.rewrite_options.enabled("loop_fission")
+
+
+def test_session_runs_the_optimized_graph_untraced_and_the_built_one_traced():
+    graph, fetches, feeds, _, _ = conformance.build_program(cfnb, conformance.PROGRAMS["opt_rnn_tensorarray"])
+    fetch = [fetches["h"], fetches["g_wx"]]
+    full = cfnb.RunOptions(trace_level=cfnb.RunOptions.FULL_TRACE)
+    fired = lambda meta: {f.node for f in meta.trace.firings if "hoisted" in f.node or "batched" in f.node}
+    for rewrite, hoisted in ((RC(), False), (ALL_ON, True)):
+        sess = cfnb.Session(graph=graph, config=config(rewrite))
+        meta = cfnb.RunMetadata()
+        traced = sess.run(fetch, feeds, options=full, run_metadata=meta)
+        assert bool(fired(meta)) is hoisted  # DEFAULT: a trace shows the graph as built
+        np.testing.assert_allclose(sess.run(fetch, feeds)[1], traced[1], rtol=1e-5)
+    assert set(rewrites(graph, fetch, feeds, RC())) == {"loop_fission", "accumulation_batching", "stack_push_removal"}
+    only_fission = RC(accumulation_batching=RC.OFF, loop_optimization=RC.OFF)
+    assert set(rewrites(graph, fetch, feeds, only_fission)) == {"loop_fission"}
+
+
+def test_the_rewritten_graph_can_be_drawn():
+    graph, fetches, feeds, _, _ = conformance.build_program(cfnb, conformance.PROGRAMS["opt_rnn_tensorarray"])
+    opt = optimize(graph, list(fetches.values()), list(feeds))
+    dot = to_dot(opt.graph).source
+    assert "hoisted" in dot and "TensorListStack" in dot and "loop_fission: while/MatMul" in opt.summary()
+    assert opt.tensor(fetches["h"]).graph is opt.graph and opt.tensor(fetches["h"]).name == "while/Exit_1:0"
+
+
+# --- equivalence over the corpora ------------------------------------------------------------------------------
+def _check_corpus(items, mode):
+    fired_on, failures = [], []
+    for label, make in items:
+        try:
+            graph, fetches, feeds, init = make()
+        except Exception:  # noqa: BLE001 - a program TensorFlow refuses to build: nothing to optimize
+            continue
+        fired, problems = equivalent(graph, fetches, feeds, init, schedules=({},))
+        if fired:
+            fired_on.append((label, sorted(fired)))
+        failures += [f"{label} ({mode}): {p}" for p in problems]
+    assert not failures, "\n".join(failures[:20])
+    return fired_on
+
+
+def test_conformance_programs_keep_their_answers(mode):
+    def make(build):
+        graph, fetches, feeds, init, _ = conformance.build_program(cfnb, build)
+        return graph, fetches, feeds, init
+    fired_on = _check_corpus([(name, lambda b=b: make(b)) for name, b in conformance.PROGRAMS.items()], mode)
+    passes = {p for _, fired in fired_on for p in fired}
+    assert passes == {"loop_invariant_node_motion", "loop_fission", "accumulation_batching"} | (
+        {"stack_push_removal"} if mode == "v1" else set()), passes
+
+
+@pytest.mark.parametrize("start", range(0, 500, 125))
+def test_fuzz_corpus_keeps_its_answers(mode, start):
+    def make(entry):
+        built = build_fuzz(cfnb, Program(entry["source"], entry["feeds"]))
+        return built.graph, built.fetches, built.feed_dict, None
+    items = [(f"fuzz {k}", lambda e=FUZZ[k]: make(e)) for k in range(start, start + 125)]
+    assert _check_corpus(items, mode)  # something fires in every slice: LINM and (v1) stack push removal
+
+
+def test_regression_programs_keep_their_answers(mode):
+    def make(build):
+        graph = cfnb.Graph()
+        with graph.as_default():
+            fetches, feeds = build(cfnb)
+        feeds = dict(feeds)
+        init = feeds.pop(reliab.INIT, None)
+        return graph, fetches, feeds, init
+    items = [(name, lambda b=b: make(b)) for name, b in reliab.PROGRAMS.items() if mode in reliab.MODES[name]]
+    _check_corpus(items, mode)
