@@ -7,6 +7,7 @@ import os
 import platform
 import sys
 
+import graph_size
 import magic_item_assignment
 import magic_loop
 import memory_swap
@@ -46,6 +47,7 @@ def main():
     ok &= magic_item_assignment.main()
     ok &= two_devices.main()
     ok &= memory_swap.main()
+    ok &= graph_size.main()
     return ok
 
 

@@ -9,7 +9,8 @@ export the cfnb form is written as TensorFlow builds it: Const (or, with tensor 
 """
 import numpy as np
 
-from ..framework import dtypes
+from ..framework import dtypes, nest
+from ..ops.string_format import Slot
 from .attrs import attr_value
 from .export_nodes import add_node, node_attrs
 
@@ -175,10 +176,45 @@ def _concat_grad_split(op, nodes, input_name, ref, controls):
     return True
 
 
+class _Mark:
+    """A Slot while a template is written: shows as a character no argument text holds."""
+
+    def __repr__(self):
+        return "\x00"
+
+
+def _has_dict(x):
+    return isinstance(x, dict) or (isinstance(x, (list, tuple)) and any(_has_dict(v) for v in x))
+
+
+def _string_format(op, nodes, input_name, ref, controls):
+    """cfnb's StringFormat keeps the print call's arguments as a structure of strings and Slots (ops/string_format.py);
+    TensorFlow's takes one template string with a placeholder per input, as `tf.print` writes it: each argument as
+    cfnb renders it, the placeholder where a value goes, joined with `sep` ("{}", or a longer one when an argument's
+    text holds "{}"). A structure holding a dict, whose slots print in another order, is written as it is."""
+    template = op.get_attr("template")
+    if _has_dict(template):
+        return False
+    pieces = [arg if isinstance(arg, str) else str(nest.map_structure(
+        lambda v: _Mark() if isinstance(v, Slot) else v, arg)) if nest.is_nested(arg) else
+        ("\x00" if isinstance(arg, Slot) else str(arg)) for arg in template]
+    text = op.get_attr("sep").join(pieces)
+    placeholder = "{}"
+    while placeholder in text:
+        placeholder = "{" + placeholder + "}"
+    add_node(nodes, op.name, "StringFormat", [input_name(t) for t in op.inputs], op.device,
+             {"T": attr_value([t.dtype for t in op.inputs], "list(type)"),
+              "template": attr_value(text.replace("\x00", placeholder), "string"),
+              "placeholder": attr_value(placeholder, "string"),
+              "summarize": attr_value(op.get_attr("summarize"), "int")}, controls)
+    return True
+
+
 # op type -> fn(op, nodes, input_name, node_ref, control input names): True when it wrote the op itself.
 EXPANSIONS = {"StridedSlice": lambda *a: _expand(*a, grad=False),
               "StridedSliceGrad": lambda *a: _expand(*a, grad=True),
               "TensorListConcatV2": _list_concat,
               "ReducedShape": _reduced_shape,
               "SplitV": _split_v,
-              "ConcatGradSplit": _concat_grad_split}
+              "ConcatGradSplit": _concat_grad_split,
+              "StringFormat": _string_format}

@@ -1,23 +1,30 @@
 """TensorFlow `GraphDef` -> cfnb Graph (TensorFlow's `tf.compat.v1.import_graph_def`, `importer.py`).
 
-Nodes are created in dependency order; a loop's back edge (a NextIteration feeding a Merge) is the one edge
-that may point forward, so a Merge is made with a stand-in for it and rewired once the NextIteration exists,
-as TensorFlow's importer does. Attrs become cfnb's values (attrs.python_value); a `func` attr becomes a
-FuncGraph built from the library's FunctionDef (its `input_arg`s the argument placeholders, its `ret` the
-outputs). A node whose op cfnb does not implement is refused, naming the op and the node.
+A GraphDef is untrusted input: validate.py checks all of it (every NodeDef against its OpDef, every edge, the
+function library) before the first node is built, so a graph that is not a program is refused whole, in
+TensorFlow's words, and never half-imported; an op cfnb does not implement is refused, naming the op and the node.
+
+Nodes are then created in the framework's loop-aware topological order: a loop's back edge (a NextIteration feeding
+a Merge) is the one edge that may point forward, so a Merge is made with a stand-in for it and rewired once the
+NextIteration exists, as TensorFlow's importer does. Attrs become cfnb's values (attrs.python_value); a `func` attr
+becomes a FuncGraph built from the library's FunctionDef (its `input_arg`s the argument placeholders, its `ret` the
+outputs).
 
 A few cfnb kernels keep bookkeeping TensorFlow's graphs do not carry (a TensorArray's element-shape holder,
 a TensorList's static element shape, a variable read's shape); `_cfnb_attrs` derives it from the graph.
 """
-import heapq
+import logging
 
 from ..framework.func_graph import FuncGraph
 from ..framework.ops import Tensor, get_default_graph
-from ..framework.registry import get_op_def
 from ..framework.tensor_shape import TensorShape
+from ..framework.topological_order import is_back_edge, topological_order
 from ..ops.array_ops import _as_value
+from ..ops.logging_ops import OutputStream
+from ..ops.string_format import Slot
 from .attrs import python_value, shape_of
-from .protos import arg_lengths, dtype_of, op_def, pb
+from .protos import arg_lengths, dtype_of, op_def, pb, type_enum
+from .validate import check_graph_def
 
 _PASS_THROUGH = {"Enter", "Identity", "Switch", "Merge", "Exit", "NextIteration", "RefEnter", "RefIdentity"}
 
@@ -39,9 +46,10 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         if not isinstance(t, Tensor):
             raise TypeError(f"input_map values must be Tensors, got {t!r} for {key!r}")
         mapped[key if ":" in key else f"{key}:0"] = t
+    checked = check_graph_def(graph_def, {k: type_enum(t.dtype) for k, t in mapped.items()})
     library = {f.signature.name: f for f in graph_def.library.function}
-    builder = _Builder(graph, library)
-    ops = builder.build(graph, list(graph_def.node), prefix, _graph_resolver(mapped))
+    builder = _Builder(graph, library, checked.functions)
+    ops = builder.build(graph, checked.nodes, prefix, _graph_resolver(mapped))
     unused = sorted(set(mapped) - builder.used_inputs)
     if unused:
         raise ValueError(f"Attempted to map inputs that were not found in graph_def: [{', '.join(unused)}]")
@@ -94,9 +102,10 @@ def _function_resolver(args, nodes_by_name):
 
 
 class _Builder:
-    def __init__(self, root, library):
+    def __init__(self, root, library, function_nodes):
         self.root = root
         self.library = library
+        self.function_nodes = function_nodes  # function name -> its NodeDefs, checked, with defaults
         self.functions = {}
         self.used_inputs = set()
 
@@ -114,7 +123,7 @@ class _Builder:
             shapes = fdef.arg_attr[i].attr["_output_shapes"].list.shape if i in fdef.arg_attr else []
             shape = shape_of(shapes[0]) if len(shapes) else TensorShape(None)
             args[arg.name] = fg.add_argument(dtype_of(arg.type), shape, name=arg.name)
-        nodes = list(fdef.node_def)
+        nodes = self.function_nodes[name]
         resolve = _function_resolver(args, {n.name: n for n in nodes})
         ops = self.build(fg, nodes, "", resolve, {name: t.op for name, t in args.items()})
         outputs = []
@@ -171,11 +180,6 @@ class _Builder:
         return ops
 
     def _create(self, g, node, prefix, inputs):
-        try:
-            get_op_def(node.op)
-        except KeyError:
-            raise ValueError(f"Cannot import node '{node.name}': op '{node.op}' is not implemented in cfnb "
-                             f"(the graph_def uses an op cfnb has no kernel for)") from None
         attrs = {k: python_value(v, lambda f: self.function(f, g)) for k, v in node.attr.items()}
         attrs = _cfnb_attrs(node.op, attrs, inputs)
         name = prefix + node.name
@@ -193,37 +197,18 @@ class _Builder:
 
 
 def _dependency_order(nodes, by_name, refs):
-    """Nodes in an order where every input comes first, except a Merge's input from a NextIteration; ties in
-    the GraphDef's own order (so a graph cfnb wrote comes back in creation order)."""
-    index = {n.name: i for i, n in enumerate(nodes)}
-    waiting_on = {n.name: set() for n in nodes}
-    for n in nodes:
-        data, control = refs[n.name]
-        for r in data:
-            if isinstance(r, Tensor) or r[0] not in by_name:
-                continue
-            if n.op == "Merge" and by_name[r[0]].op == "NextIteration":
-                continue
-            waiting_on[n.name].add(r[0])
-        waiting_on[n.name].update(c for c in control if c in by_name)
-    users = {n.name: [] for n in nodes}
-    for name, deps in waiting_on.items():
-        for d in deps:
-            users[d].append(name)
-    ready = [index[name] for name, deps in waiting_on.items() if not deps]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        n = nodes[heapq.heappop(ready)]
-        order.append(n)
-        for u in users[n.name]:
-            waiting_on[u].discard(n.name)
-            if not waiting_on[u]:
-                heapq.heappush(ready, index[u])
-    if len(order) != len(nodes):
-        stuck = sorted(set(by_name) - {n.name for n in order})[:10]
-        raise ValueError(f"graph_def has a cycle that is not a loop's back edge (NextIteration -> Merge): {stuck}")
-    return order
+    """Nodes in the framework's loop-aware topological order (a Merge does not wait for its NextIteration); ties
+    in the GraphDef's own order, so a graph cfnb wrote comes back in creation order."""
+    def waits_for(name):
+        data, control = refs[name]
+        srcs = [r[0] for r in data if not isinstance(r, Tensor) and r[0] in by_name
+                and not is_back_edge(by_name[r[0]].op, by_name[name].op)]
+        return srcs + [c for c in control if c in by_name]
+    order, unordered = topological_order([n.name for n in nodes], waits_for)
+    if unordered:
+        raise ValueError(f"{len(unordered)} nodes in a cycle (a cycle that is not a loop's back edge, NextIteration "
+                         f"-> Merge): {unordered[:10]}")
+    return [by_name[name] for name in order]
 
 
 def _source(t, types):
@@ -236,9 +221,29 @@ def _source(t, types):
     return op if op.type in types else None
 
 
+class _LogStream:
+    """TensorFlow's `log(info)`, `log(warning)`, `log(error)` streams: Python's logging, logger "cfnb"."""
+
+    def __init__(self, name):
+        self.name = name
+        self.level = getattr(logging, name[4:-1].upper())
+
+    def write(self, text):
+        logging.getLogger("cfnb").log(self.level, text.rstrip("\n"))
+
+
 def _cfnb_attrs(op_type, attrs, inputs):
     """Add what cfnb's kernels read but TensorFlow's NodeDefs do not carry."""
-    if op_type == "Const":
+    if op_type == "StringFormat":  # TensorFlow's template string -> cfnb's structure (ops/string_format.py)
+        pieces = attrs["template"].split(attrs["placeholder"])  # one more than the inputs (validate.py)
+        structure = []
+        for k, text in enumerate(pieces):
+            structure.extend(([text] if text else []) + ([Slot(k)] if k < len(pieces) - 1 else []))
+        attrs.update(template=tuple(structure), sep="", formatter="tensorflow")
+    elif op_type == "PrintV2":  # one of validate.PRINT_STREAMS
+        stream = attrs["output_stream"]
+        attrs["output_stream"] = OutputStream(stream if stream in ("stdout", "stderr") else _LogStream(stream))
+    elif op_type == "Const":
         value = attrs["value"]
         if value.dtype == object:
             value = value.astype(object)

@@ -34,13 +34,22 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
 
 
 def read_graph(path):
-    """A GraphDef from a file `write_graph` wrote, text or binary (by its content)."""
+    """A GraphDef from a file `write_graph` wrote, text or binary (by its content). A file that is UTF-8 text and
+    no binary GraphDef is reported as text: protobuf's ParseError, with the line, the column and what was expected
+    (not the binary parser's "Wire format was corrupt")."""
     p = pb()
     with open(path, "rb") as f:
         data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return p.GraphDef.FromString(data)
     graph_def = p.GraphDef()
     try:
-        p.text_format.Parse(data.decode("utf-8"), graph_def)
-    except (UnicodeDecodeError, p.text_format.ParseError):
-        graph_def = p.GraphDef.FromString(data)
-    return graph_def
+        p.text_format.Parse(text, graph_def)
+        return graph_def
+    except p.text_format.ParseError as text_error:
+        try:
+            return p.GraphDef.FromString(data)
+        except Exception:  # noqa: BLE001 - neither form: the text's error is the one that says where
+            raise text_error from None

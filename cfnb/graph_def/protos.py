@@ -55,6 +55,7 @@ def pb():
 _TYPE_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int32": "DT_INT32",
                "int64": "DT_INT64", "bool": "DT_BOOL", "string": "DT_STRING", "resource": "DT_RESOURCE",
                "variant": "DT_VARIANT"}
+TYPE_NAMES = frozenset(_TYPE_NAMES.values())  # the DataTypes an imported graph may use
 
 
 def type_enum(dtype):

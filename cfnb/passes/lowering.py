@@ -29,10 +29,10 @@ each name onto the primitives that carry that value (`_cfnb_var_name` on its Ent
 and Exit; on an If's output Merge), so a drawing can say that `while/merge_1` is `x`. Like TensorFlow's
 `_`-prefixed attrs they do not change what runs, and `graph.as_text()` leaves them out.
 """
-import heapq
 
 from ..framework import dtypes
 from ..framework.ops import Graph
+from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops
 
 FUNCTIONAL = ("If", "StatelessIf", "While", "StatelessWhile", "Case", "StatelessCase")
@@ -91,7 +91,10 @@ class _Lowering:
         opmap = {}
         self._copying.append(opmap)
         fixups = []
-        for op in _topological(src.get_operations()):
+        # Inputs first (a gradient can add an input to an op after the op was made); what a cycle leaves unordered
+        # goes last, for the executor to report.
+        order, unordered = op_order(src.get_operations())
+        for op in order + unordered:
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
             # Devices: a lowered node keeps its own request merged over its caller's (the functional op
@@ -319,34 +322,3 @@ def lower_functional_ops(graph):
     for op, node in opmap.items():
         lowering.result.op_map.setdefault(op, node)
     return lowering.result
-
-
-def _topological(ops):
-    """Ops in an order where inputs come first (creation order where free; a gradient can add an
-    input to an op after the op was made). A Merge's back edge from NextIteration is not a
-    dependency, or no loop could be ordered."""
-    position = {op: k for k, op in enumerate(ops)}
-    deps = {}
-    for op in ops:
-        srcs = {t.op for t in op.inputs
-                if t.op in position and not (op.type == "Merge" and t.op.type == "NextIteration")}
-        srcs.update(c for c in op.control_inputs if c in position)
-        deps[op] = srcs
-    consumers = {op: [] for op in ops}
-    for op, srcs in deps.items():
-        for src in srcs:
-            consumers[src].append(op)
-    pending = {op: len(srcs) for op, srcs in deps.items()}
-    ready = [(position[op], op) for op in ops if pending[op] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        _, op = heapq.heappop(ready)
-        order.append(op)
-        for c in consumers[op]:
-            pending[c] -= 1
-            if pending[c] == 0:
-                heapq.heappush(ready, (position[c], c))
-    if len(order) != len(ops):
-        order.extend(op for op in ops if op not in set(order))
-    return order

@@ -23,10 +23,11 @@ onto the rebuilt loop's Enter/Merge/Switch/NextIteration/Exit (and the Identity 
 the cond's output Merges, as `_cfnb_var_name`, for the drawings.
 """
 from ..framework.ops import Graph, control_dependencies
+from ..framework.topological_order import op_order
 from ..ops import array_ops, control_flow_ops, control_flow_v2_toggles
 from ..ops import cond as cond_lib
 from ..ops import while_loop as while_loop_lib
-from .lowering import OUT_NAMES, VAR_NAMES, _topological, carry_name, names_of
+from .lowering import OUT_NAMES, VAR_NAMES, carry_name, names_of
 
 _WHILE = ("While", "StatelessWhile")
 _IF = ("If", "StatelessIf")
@@ -72,7 +73,8 @@ class _Copier:
 
     def copy(self, ops, tmap, root=False):
         opmap = {}
-        for op in _topological(ops):
+        order, unordered = op_order(ops)
+        for op in order + unordered:
             if op.type == "Placeholder" and op.outputs[0] in tmap:
                 continue  # a function argument: already bound
             if _feeds_only_a_dropped_counter(op):

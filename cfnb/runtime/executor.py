@@ -97,9 +97,11 @@ class Executor:
         self.exe = exe
         self.steps = 0  # node firings of the last run
 
-    def run(self, feed_values, trace=None, deadline=None):
-        """The fetched values; `trace` (trace.py) records every firing, `deadline` (time.monotonic()) stops it."""
+    def run(self, feed_values, trace=None, deadline=None, cancellation=None):
+        """The fetched values; `trace` (trace.py) records every firing, `deadline` (time.monotonic()) stops it, and
+        so does `cancellation` (the run's StepCancellation: Session.close() from another thread)."""
         state = self.new_state(feed_values, trace, deadline)
+        state.cancellation = cancellation
         try:
             state.run()
         finally:
@@ -123,6 +125,7 @@ class ExecutorState:
         self.feed_values = feed_values
         self.trace = trace
         self.deadline = deadline
+        self.cancellation = None  # a StepCancellation (runtime/cancellation.py), asked with the deadline
         self.results = [_MISSING] * len(exe.fetch_names)
         self.root = FrameState(exe.root_frame, None, None)
         self.root.max_parallel = 1
@@ -408,10 +411,12 @@ class ExecutorState:
 
     def check_in(self, item):
         """Every 1024 firings, before `item` fires: stop when the run's deadline has passed
-        (`RunOptions.timeout_in_ms`)."""
+        (`RunOptions.timeout_in_ms`) or the run was cancelled (`Session.close()` from another thread)."""
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise errors.DeadlineExceededError(None, item.op, f"Timed out waiting for notification "
                                                               f"(after {self.steps} node firings)")
+        if self.cancellation is not None and self.cancellation.error is not None:
+            self.cancellation.check(item.op)
 
     def record(self, item, frame, it, outputs):
         """One firing into the run's trace (trace.py)."""

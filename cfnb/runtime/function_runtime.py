@@ -5,13 +5,12 @@ an If evaluates its predicate, then calls one branch with all its inputs; a Whil
 then body, until cond is false. Each FuncGraph is compiled once (like any graph: pruned, frames,
 static schedule when possible) and cached for the session.
 
-A run's deadline (`RunOptions.timeout_in_ms`, `ConfigProto.operation_timeout_in_ms`) reaches the
-calls through `deadline`: a While checks it before every iteration and function bodies run on the
+A run's deadline (`RunOptions.timeout_in_ms`, `ConfigProto.operation_timeout_in_ms`) and its cancellation
+(`Session.close()` from another thread) reach the calls through `step`, the run's StepCancellation
+(cancellation.py): a While checks it before every iteration and, under a deadline, function bodies run on the
 executor, which checks it between node firings, so an endless strict loop stops with TensorFlow's
-DeadlineExceededError as the lowered one does.
+DeadlineExceededError or CancelledError as the lowered one does.
 """
-import time
-
 import numpy as np
 
 from ..framework import errors
@@ -26,7 +25,7 @@ class FunctionRuntime:
         self._make_kernel = make_kernel
         self._fuse = fuse  # item assignments in place (slice_update.py)
         self._compiled = {}
-        self.deadline = None  # time.monotonic() value after which a run stops; set by Session.run
+        self.step = None  # the StepCancellation of the run under way; set by Session.run
 
     def runner(self, func_graph, outputs=None):
         """A callable running `func_graph` on a list of argument values (compiled once). `outputs`
@@ -40,14 +39,16 @@ class FunctionRuntime:
             entry = (func_graph.version, static.call if static is not None else None, Executor(exe))
             self._compiled[key] = entry
         _, static_call, executor = entry
-        if self.deadline is None and static_call is not None:
+        step = self.step
+        if (step is None or step.deadline is None) and static_call is not None:
             return static_call
-        return lambda args: executor.run(args, deadline=self.deadline)
+        return lambda args: executor.run(args, deadline=step and step.deadline, cancellation=step)
 
     def check_deadline(self, op):
-        """Raise TensorFlow's DeadlineExceededError once the run's deadline has passed."""
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            raise timeout_error(op)
+        """Raise TensorFlow's DeadlineExceededError once the run's deadline has passed, CancelledError once the run
+        was cancelled."""
+        if self.step is not None:
+            self.step.check(op)
 
     def call(self, func_graph, args):
         """Run a function graph on `args` and return its outputs (TensorFlow's
@@ -109,11 +110,6 @@ class _WhileKernel:
                 for k, value in zip(subset, body(args)):
                     args[k] = value
         return tuple(args)
-
-
-def timeout_error(op):
-    """What TensorFlow's DirectSession says when a run outlives its timeout."""
-    return errors.DeadlineExceededError(None, op, "Timed out waiting for notification")
 
 
 def _loop_pred(op, pred):

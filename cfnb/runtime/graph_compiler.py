@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..framework import errors
 from ..framework.registry import get_op_def
+from ..framework.topological_order import op_order
 from ..passes.output_liveness import live_outputs
 from ..passes.pruning import needed_ops
 from . import slice_update
@@ -107,21 +108,27 @@ class ExecutableGraph:
         self.needed_ops = [item.op for item in items if item.op is not None]  # the graph's, before any fusion
 
 
-def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, fuse=False):
+def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, fuse=False, check=None):
     """Build the ExecutableGraph. `make_kernel(op)` returns the bound kernel for an op. With `fuse`, an item
-    assignment `a[k] = v` runs as one slice update that may write into `a` (slice_update.py)."""
+    assignment `a[k] = v` runs as one slice update that may write into `a` (slice_update.py). `check()`, when
+    given, is called between the phases and every 1024 nodes within them (a run's deadline and cancellation:
+    runtime/cancellation.py), so a deadline stops a big graph's compile too."""
+    check = check or (lambda: None)
     feed_set = set(feed_tensors)
     needed = needed_ops(fetch_tensors, target_ops, feed_set)
     ops = [op for op in graph._ops if op in needed]  # creation order: deterministic ids
-    _check_no_cycle(ops, feed_set)
+    _check_no_cycle(ops, feed_set, check)
     needed_in_order = ops
     updates = slice_update.find(ops) if fuse else {}
     if updates:  # what only the item assignments read runs no more
         needed = needed_ops(fetch_tensors, target_ops, feed_set, lambda op: slice_update.inputs_of(op, updates))
         ops = [op for op in ops if op in needed]
 
+    check()
     items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)
+    check()
     in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
+    check()
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
@@ -130,6 +137,7 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
         item.pending_init = 1 + 2 * n_ctrl if item.kind == MERGE else n_data + n_ctrl
 
     frames = _build_control_flow_info(items, in_edges, control_in)
+    check()
 
     # Input-slot and pending-count layout per frame (an iteration allocates these once).
     for frame in frames.values():
@@ -141,7 +149,8 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
     _add_out_edges(items, in_edges, control_in)
-    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates)
+    check()
+    _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check)
 
     roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
     exe = ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
@@ -223,12 +232,14 @@ def _add_out_edges(items, in_edges, control_in):
         item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
 
 
-def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates):
+def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check):
     """Each op's kernel, made once; a strict While computes only the loop variables the run needs
     (output_liveness.py); an item assignment's SelectV2 runs as a slice update, in place when the executor hands it
     its target's last reference."""
     live = None
     for item in items:
+        if not item.id & 1023:
+            check()
         if item.op in updates:
             item.kernel = slice_update.slice_update_kernel(updates[item.op], slice_update.LONE_IN_SLOT)
         elif item.op is not None:
@@ -239,34 +250,13 @@ def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, 
                 item.kernel = item.kernel.for_outputs(live[item.op])
 
 
-def _check_no_cycle(ops, feed_set):
-    """Refuse a cycle that is not a loop's back edge (TensorFlow's `ValidateGraphHasNoCycle`): a
-    topological walk where a Merge does not wait for its NextIteration inputs must reach every node."""
-    op_set = set(ops)
-    pending = {}
-    consumers = {op: [] for op in ops}
-    ready = []
-    for op in ops:
-        srcs = [t.op for t in op._inputs if t not in feed_set and t.op in op_set]
-        if op.type in ("Merge", "RefMerge"):
-            srcs = [s for s in srcs if s.type not in ("NextIteration", "RefNextIteration")]
-        srcs += [c for c in op._control_inputs if c in op_set]
-        pending[op] = len(srcs)
-        for src in srcs:
-            consumers[src].append(op)
-        if not srcs:
-            ready.append(op)
-    processed = 0
-    while ready:
-        op = ready.pop()
-        processed += 1
-        for dst in consumers[op]:
-            pending[dst] -= 1
-            if pending[dst] == 0:
-                ready.append(dst)
-    if processed < len(ops):
-        in_cycle = [op.name for op in ops if pending[op] != 0][:3]
-        raise errors.InvalidArgumentError(None, None, f"Graph is invalid, contains a cycle with {len(ops) - processed} "
+def _check_no_cycle(ops, feed_set, check=None):
+    """Refuse a cycle that is not a loop's back edge (TensorFlow's `ValidateGraphHasNoCycle`): the loop-aware
+    topological order (framework/topological_order.py) must place every node."""
+    _, unordered = op_order(ops, feed_set, check)
+    if unordered:
+        in_cycle = [op.name for op in unordered][:3]
+        raise errors.InvalidArgumentError(None, None, f"Graph is invalid, contains a cycle with {len(unordered)} "
                                                       f"nodes, including: {', '.join(in_cycle)}")
 
 

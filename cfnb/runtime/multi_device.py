@@ -18,6 +18,7 @@ import warnings
 
 from ..framework import errors
 from ..framework.ops import Graph, Operation
+from ..framework.topological_order import topological_order
 from ..ops.sendrecv_ops import TRANSFER_TYPES
 from ..passes.partition import partition
 from .device_executor import DeviceExecutor
@@ -80,22 +81,16 @@ def graph_from_partition(gdef):
         name, _, port = ref.partition(":")
         return made[name]._outputs[int(port) if port else 0]
 
-    # Topological order over data inputs; a Merge waits only for its first input (its others may be
-    # back edges from NextIteration), and is patched once everything exists.
-    deps = {}
-    for n in gdef.node:
-        data = [r for r in n.input if not r.startswith("^")]
-        deps[n.name] = [r.partition(":")[0] for r in (data[:1] if n.op in ("Merge", "RefMerge") else data)]
-    waiting_on = {name: 0 for name in nodes}
-    users = {name: [] for name in nodes}
-    for name, ds in deps.items():
-        for d in ds:
-            waiting_on[name] += 1
-            users[d].append(name)
-    ready = [n.name for n in gdef.node if waiting_on[n.name] == 0]
+    # Inputs first, by the framework's topological order over data inputs; a Merge waits only for its first input
+    # (its others may be back edges from NextIteration, or a _Recv of one), and is patched once everything exists.
+    def waits_for(name):
+        data = [r for r in nodes[name].input if not r.startswith("^")]
+        return [r.partition(":")[0] for r in (data[:1] if nodes[name].op in ("Merge", "RefMerge") else data)]
+    order, unordered = topological_order([n.name for n in gdef.node], waits_for)
+    if unordered:
+        raise errors.InternalError(None, None, f"Partition of {gdef.device} has a cycle through {unordered[:5]}")
     fixups = []
-    while ready:
-        name = ready.pop()
+    for name in order:
         n = nodes[name]
         data = [r for r in n.input if not r.startswith("^")]
         inputs = []
@@ -116,13 +111,6 @@ def graph_from_partition(gdef):
         g._ops_by_name[name] = op
         g._names_in_use[name.lower()] = 1
         made[name] = op
-        for user in users[name]:
-            waiting_on[user] -= 1
-            if waiting_on[user] == 0:
-                ready.append(user)
-    if len(made) != len(nodes):
-        raise errors.InternalError(None, None, f"Partition of {gdef.device} has a cycle through "
-                                               f"{sorted(set(nodes) - set(made))[:5]}")
     for name, k, ref in fixups:
         made[name]._update_input(k, tensor(ref))
     for n in gdef.node:
@@ -172,11 +160,11 @@ class MultiDeviceExecutor:
             return make_kernel(op)
         return make
 
-    def run(self, feed_values, trace=None, deadline=None):
-        """Run every device's partition at once, one thread per device, joined by one rendezvous (TensorFlow's
-        `DirectSession::RunInternal` with one executor per partition): the fetches are written into the call
-        frame by their `_Retval`s. A failure on any device, a deadline or Ctrl-C aborts the rendezvous so that
-        every device stops, and the first real error is raised; a fetch that stayed dead is an error."""
+    def run(self, feed_values, trace=None, deadline=None, cancellation=None):
+        """Run every partition at once, one thread per device, joined by one rendezvous (TensorFlow's
+        `DirectSession::RunInternal` with one executor per partition), and return the fetched values.
+        `cancellation` (Session.close() from another thread) aborts the rendezvous, which stops every device as
+        Ctrl-C does."""
         with self._lock:  # one run at a time: the call frame and the executors' endpoints are per run
             self._call.args = list(feed_values)
             self._call.results = [_MISSING] * len(self.fetch_names)
@@ -198,6 +186,8 @@ class MultiDeviceExecutor:
                 trace.resume_all()
             for t in threads:
                 t.start()
+            token = None if cancellation is None else cancellation.register_callback(
+                lambda: rendezvous.abort(errors.CancelledError(None, None, cancellation.error.message)))
             # The caller waits on Events, never inside Thread.join: a KeyboardInterrupt that lands in join can
             # mark a still-running thread as stopped (CPython's bpo-45274 handling), and a later join would then
             # return while the device still runs.
@@ -214,6 +204,9 @@ class MultiDeviceExecutor:
                 for t in threads:
                     t.join()
                 raise
+            finally:
+                if token is not None:
+                    cancellation.deregister_callback(token)
             for t in threads:
                 t.join()
             self.sends = rendezvous.sends

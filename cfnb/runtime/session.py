@@ -13,7 +13,8 @@ placed (placer.py); when a run's ops land on more than one device, the graph is 
 device runs its partition in its own thread (multi_device.py). `RunOptions(output_partition_graphs=True)`
 returns the partitions in `RunMetadata.partition_graphs`.
 """
-import time
+import functools
+import threading
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
 from ..passes.meta_optimizer import optimize
 from ..passes.pruning import needed_ops
+from .cancellation import StepCancellation
 from .config_options import GraphOptions
 from .device_memory import DeviceMemory
 from .devices import DeviceSet
@@ -120,6 +122,8 @@ class Session:
         self._closed = False
         self._context_managers = []
         self._running = None  # the static schedule of the run under way (for progress())
+        self._steps = set()   # the StepCancellation of every run under way, which close() cancels
+        self._steps_changed = threading.Condition()
 
     graph = property(lambda self: self._graph)
 
@@ -148,41 +152,62 @@ class Session:
         return default_session.default_session(self)
 
     def close(self):
-        """Free the session's cached executors and device memory (TensorFlow's `Session.close`); a later `run`
-        is an error, as in TensorFlow."""
-        self._closed = True
+        """Close the session (TensorFlow's `DirectSession::Close`): runs under way on other threads are cancelled
+        and raise CancelledError; close returns once they have stopped, so no run outlives its session."""
+        with self._steps_changed:
+            self._closed = True
+            running = list(self._steps)
+        for step in running:
+            step.start_cancel("Execution was cancelled: the session was closed while this run was under way "
+                              "(Session.close() from another thread).")
+        me = threading.get_ident()
+        with self._steps_changed:
+            while any(step.thread != me for step in self._steps):
+                self._steps_changed.wait()
         self._cache.clear()
         if self._memory is not None:
             self._memory.close()
 
     # --- running ------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """Run the graph for `fetches`, with `feed_dict` replacing tensors' values (TensorFlow's
-        `BaseSession.run`). The fetch structure comes back with values in place of tensors. The static schedule
-        (the fast path) runs unless the run is traced or has a deadline, which need the tagged-token executor;
-        with `RunOptions(trace_level=FULL_TRACE)` the firings, their order and the memory go into
-        `run_metadata`."""
-        if self._closed:
-            raise RuntimeError("Attempted to use a closed Session.")
-        flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
-        feed_tensors, feed_values = self._prepare_feeds(feed_dict)
-        trace = Trace(limit=getattr(options, "trace_limit", None)) \
-            if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
-        executor = self._executor(flat_fetches, targets, feed_tensors, traced=trace is not None)
+        """Run what `fetches` need (TensorFlow's `BaseSession.run`): the fetch structure comes back with values
+        in place of tensors. The deadline (`RunOptions.timeout_in_ms`, else `operation_timeout_in_ms`) counts
+        from here, so pruning, lowering and compiling spend it too; `close()` from another thread cancels the run
+        (runtime/cancellation.py)."""
         timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
                    self._config.operation_timeout_in_ms)
-        deadline = time.monotonic() + timeout / 1000.0 if timeout else None
-        static = executor.static if trace is None and deadline is None else None
+        step = StepCancellation.for_timeout(timeout)
+        with self._steps_changed:
+            if self._closed:
+                raise RuntimeError("Attempted to use a closed Session.")
+            self._steps.add(step)
+        try:
+            return self._run(step, fetches, feed_dict, options, run_metadata)
+        finally:
+            with self._steps_changed:
+                self._steps.discard(step)
+                self._steps_changed.notify_all()
+
+    def _run(self, step, fetches, feed_dict, options, run_metadata):
+        flat_fetches, targets, rebuild = self._flatten_fetches(fetches)
+        feed_tensors, feed_values = self._prepare_feeds(feed_dict)
+        compiling = functools.partial(step.check, where=" (the deadline passed while the graph was pruned, lowered and "
+                                                        "compiled)")
+        trace = Trace(limit=getattr(options, "trace_limit", None)) \
+            if options is not None and options.trace_level >= RunOptions.FULL_TRACE else None
+        executor = self._executor(flat_fetches, targets, feed_tensors, compiling, traced=trace is not None)
+        compiling()
+        static = executor.static if trace is None and step.deadline is None else None
         self._state.memory = MemoryLog() if trace is not None else None
         self._running = static
-        self._state.functions.deadline = deadline
+        self._state.functions.step = step
         if self._memory is not None:
             self._memory.start_run()
         try:
             if static is not None:
-                values = static.run(feed_values)
+                values = static.run(feed_values, step)
             else:
-                values = executor.run(feed_values, trace=trace, deadline=deadline)
+                values = executor.run(feed_values, trace=trace, deadline=step.deadline, cancellation=step)
         except TraceLimitReached:
             if run_metadata is not None:  # the trace so far, for a viewer
                 run_metadata.trace, run_metadata.step_stats = trace, trace.firings
@@ -191,7 +216,7 @@ class Session:
         finally:
             self._running = None
             memory, self._state.memory = self._state.memory, None
-            self._state.functions.deadline = None
+            self._state.functions.step = None
         if run_metadata is not None:
             run_metadata.static_schedule = static
         if run_metadata is not None and trace is not None:
@@ -210,24 +235,28 @@ class Session:
         running = self._running
         return running.progress() if running is not None else []
 
-    def _executor(self, fetch_tensors, targets, feed_tensors, traced=False):
-        """The executor for one set of fetches, feeds and targets, made once and cached until the graph changes
-        (TensorFlow's `DirectSession::GetOrCreateExecutors`): the graph is pruned, optimized (`_optimized`),
-        compiled, placed, and partitioned when its ops need more than one device; one device gets an Executor with
-        its static schedule (the fast path), several a MultiDeviceExecutor."""
+    def _executor(self, fetch_tensors, targets, feed_tensors, check=None, traced=False):
+        """The executor of (fetches, targets, feeds), compiled once and cached until the graph changes (TensorFlow's
+        `DirectSession::GetOrCreateExecutors`): pruned, optimized, compiled, placed, and partitioned when its ops need
+        more than one device. `check()` (the run's deadline and cancellation) is asked between and inside the
+        phases."""
         key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors), traced)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == self._graph.version:
             return cached[1]
+        check = check or (lambda: None)
         self._check_runnable(fetch_tensors, targets, feed_tensors)
+        check()
         graph, fetch_tensors, targets, feed_tensors = self._runnable(fetch_tensors, targets, feed_tensors)
+        check()
         graph, fetch_tensors, targets, feed_tensors = self._optimized(graph, fetch_tensors, targets, feed_tensors,
                                                                       traced)
+        check()
         placement = self._placement(graph)
         # An item assignment runs in place (slice_update.py) on one plain device (not where devices count memory
         # kernel by kernel, nor where a partition needs every op).
         exe = compile_graph(graph, fetch_tensors, targets, feed_tensors, self._make_kernel,
-                            fuse=self._memory is None and placement is None)
+                            fuse=self._memory is None and placement is None, check=check)
         for item in exe.items:
             if item.retval_index >= 0 and item.frame.name != ROOT:
                 name = exe.fetch_names[item.retval_index]
@@ -238,6 +267,7 @@ class Session:
         devices = {placement[op] for op in needed} | {self._devices.default} if placement else ()
         if placement and not self._config.lower_functional_ops:
             warn_strict_function_devices(needed, placement, self._devices)
+        check()
         if len(devices) > 1:
             parts = partition_graphs(needed, placement, feed_tensors, fetch_tensors, targets, self._devices)[0]
             executor = MultiDeviceExecutor(parts, [t.name for t in fetch_tensors], self._make_kernel,
@@ -246,7 +276,7 @@ class Session:
                 executor.copy_in = self._memory.copy_in
         else:
             executor = Executor(exe)
-            executor.static = compile_static(exe) if self._config.static_schedule else None
+            executor.static = compile_static(exe, check) if self._config.static_schedule else None
             executor.plan = (needed, fetch_tensors, feed_tensors, targets)
         self._cache[key] = (self._graph.version, executor)
         return executor
@@ -328,19 +358,23 @@ class Session:
                 raise ValueError(f"Argument `fetch` = {f} cannot be interpreted as a Tensor. ({e})") from None
         elif hasattr(f, "_as_graph_element"):
             f = f._as_graph_element()
+        # TensorFlow's texts (session.py's _ElementFetchMapper, ops.py's _as_graph_element_locked).
         if isinstance(f, (Tensor, Operation)):
             if f.graph is not g:
-                raise ValueError(f"Fetch argument {f!r} is not an element of this session's graph.")
+                raise ValueError(f"Argument `fetch` = {f!r} cannot be interpreted as a Tensor. ({type(f).__name__} "
+                                 f"{f!r} is not an element of this graph.)")
             if not g.is_fetchable(f):
                 raise ValueError(f"Operation {(f.op if isinstance(f, Tensor) else f).name!r} has been marked as not "
-                                 f"fetchable.")
+                                 f"fetchable. Typically this happens when it is defined in another function or code "
+                                 f"block. Use return values, explicit Python locals or TensorFlow collections to "
+                                 f"access it.")
             return f
-        raise TypeError(f"Fetch argument {f!r} has invalid type {type(f).__name__}, must be a string, Tensor or "
-                        f"Operation.")
+        raise TypeError(f"Argument `fetch` = {f!r} has invalid type \"{type(f).__name__}\" must be a string or Tensor. "
+                        f"(Can not convert a {type(f).__name__} into a Tensor or Operation.)")
 
     def _flatten_fetches(self, fetches):
         if fetches is None:
-            raise TypeError("Fetch argument None has invalid type <class 'NoneType'>")
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
         leaves = nest.flatten(fetches)
         elements = [self._as_element(f) for f in leaves]
         tensors, targets, slots = [], [], []
@@ -376,7 +410,7 @@ class Session:
             if t.graph is not self._graph:
                 raise ValueError(f"Cannot feed {t.name}: it is not an element of this session's graph.")
             if not self._graph.is_feedable(t):
-                raise ValueError(f"Tensor {t} may not be fed.")
+                raise ValueError(f"Tensor {t.name} may not be fed.")
             tensors.append(t)
             values.append(_check_feed(t, value))
         return tensors, values

@@ -40,12 +40,14 @@ class Codegen:
     variable, a constant's name, or an input read through) and `maybe_dead[(node id, port)]` says whether it may
     hold DEAD; port "live" is the expression that is DEAD iff the node was dead, which control edges read."""
 
-    def __init__(self, exe):
+    def __init__(self, exe, check=None):
         self.exe = exe
+        self.check = check       # called every 1024 nodes emitted: the run's deadline and cancellation
+        self.emitted = 0
         self.graph = FrameGraph(exe)
         self.items = exe.items
         self.namespace = {"DEAD": DEAD, "LIVE": LIVE, "np": np, "_iters": [], "_frames": [],
-                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}}
+                          "_stuck": _stuck, "_pred_error": _pred_error, "_python_int_nodes": {}, "_cancelled": None}
         self.lines = []
         self.maybe_dead = {}     # (node_id, port) -> bool
         self.ref = {}            # (node_id, port) -> expression
@@ -189,6 +191,9 @@ class Codegen:
     # --- nodes: one emitter per kind ----------------------------------------------------------------
     def emit_node(self, item, indent, defaults):
         """A node's line(s): the emitter for its op type (`OP_EMITTERS`) or its kind (`EMITTERS`)."""
+        self.emitted += 1
+        if self.check is not None and not self.emitted & 1023:
+            self.check()
         if item.kind == NORMAL:
             emitter = OP_EMITTERS.get(item.op.type, Codegen.emit_kernel_call)
         else:
@@ -463,6 +468,7 @@ class Codegen:
         if merges:
             code.append(f"        {', '.join(f'm{m.id}' for m in merges)}, = {', '.join(r for r, _ in next_values)},")
         code.append("        _iters[-1] += 1")
+        code.append("        if _cancelled: _cancelled.check()  # Session.close() (schedule.py)")
         return code
 
     def emit_def(self, fn, params, defaults, body):

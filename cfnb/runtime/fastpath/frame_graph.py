@@ -9,6 +9,7 @@ A frame's *units* are what its generated function computes in one piece: a node,
 one function: its Enters are the call, its Exits the results) or, once cond_to_if.py has found one, a whole cond.
 `toposort` orders the units of one iteration by their data and control edges, graph order breaking ties.
 """
+from ...framework.topological_order import topological_order
 from ..graph_compiler import ENTER, EXIT, ROOT
 from .loop_form import NotStatic
 
@@ -70,21 +71,10 @@ class FrameGraph:
 
     @staticmethod
     def toposort(keys, deps):
-        """`keys` in an order where each comes after its `deps`, earlier keys first; NotStatic on a cycle."""
-        order, done = [], set()
-        pending = {k: set(d) & set(keys) for k, d in deps.items() if k in keys}
-        ready = [k for k in keys if not pending[k]]
-        position = {k: n for n, k in enumerate(keys)}
-        while ready:
-            ready.sort(key=position.get)
-            k = ready.pop(0)
-            order.append(k)
-            done.add(k)
-            for other in keys:
-                if other not in done and k in pending[other]:
-                    pending[other].discard(k)
-                    if not pending[other] and other not in ready:
-                        ready.append(other)
-        if len(order) != len(keys):
+        """`keys` in an order where each comes after its `deps`, earlier keys first; NotStatic on a cycle. The
+        framework's topological order (framework/topological_order.py): a quadratic sort here made 10,000 ops take
+        8.9 s to compile."""
+        order, unordered = topological_order(keys, lambda k: deps.get(k, ()))  # O(E + N log N)
+        if unordered:
             raise NotStatic("cycle within one iteration")
         return order

@@ -83,12 +83,16 @@ class StaticSchedule:
         iters = list(self._namespace["_iters"])
         return list(zip(frames, iters[len(iters) - len(frames):])) if frames else []
 
-    def run(self, feed_values):
-        """Run the generated code on `feed_values` and return the fetches in order (the fast path's
-        `Executor.run`). A kernel's error is re-raised naming the graph node it came from, as the executor names it;
-        a fetch that ended dead is TensorFlow's "Retval does not have value" error."""
-        del self._namespace["_frames"][:]
-        del self._namespace["_iters"][:]
+    def run(self, feed_values, cancellation=None):
+        """Run the generated code and return the fetched values (the fast path's `Executor.run`; a kernel's error
+        names its graph node). A loop tests `_cancelled` once per iteration: `cancellation` (the run's
+        StepCancellation) sets it when `Session.close()` cancels the run, and the loop raises its CancelledError."""
+        namespace = self._namespace
+        del namespace["_frames"][:]
+        del namespace["_iters"][:]
+        namespace["_cancelled"] = None
+        token = None if cancellation is None else \
+            cancellation.register_callback(lambda: namespace.__setitem__("_cancelled", cancellation))
         try:
             with np.errstate(all="ignore", over="call", call=int_overflow.overflow_call):
                 results = self._run(feed_values)
@@ -96,6 +100,9 @@ class StaticSchedule:
             raise self._locate(e) from None
         except Exception as e:  # noqa: BLE001 - every kernel failure names its node
             raise self._locate(errors.InvalidArgumentError(None, None, f"{type(e).__name__}: {e}"), e) from e
+        finally:
+            if token is not None:
+                cancellation.deregister_callback(token)
         for k, v in enumerate(results):
             if v is DEAD:
                 raise errors.InvalidArgumentError(
@@ -125,12 +132,15 @@ class StaticSchedule:
         return error
 
 
-def compile_static(exe):
-    """A StaticSchedule for `exe`, or None when its shape is one the executor must run."""
+def compile_static(exe, check=None):
+    """A StaticSchedule for `exe`, or None when its shape is one the executor must run. `check()`, when given, is
+    called every 1024 nodes generated and before Python compiles the source (a run's deadline and cancellation)."""
     try:
-        source, namespace, forwarded = Codegen(exe).build()
+        source, namespace, forwarded = Codegen(exe, check).build()
     except NotStatic:
         return None
+    if check is not None:
+        check()
     filename = f"<cfnb static schedule {next(_serial)}>"
     exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
     line_nodes = {n: int(line.rsplit("# @", 1)[1]) for n, line in enumerate(source.split("\n"), start=1)

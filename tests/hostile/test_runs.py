@@ -1,0 +1,206 @@
+"""Hostile runs on every execution path: wrong feeds and fetches (run_cases.py, against TensorFlow 2.21's answers in
+hostile_tf.json), deadlines, `Session.close()` from another thread while a run is under way, Ctrl-C, and the deadline
+of a big graph, which must count from the start of `run` (pruning, lowering and compiling included).
+
+The execution paths: control flow v1 on the static schedule and on the tagged-token executor, v2 lowered on both,
+v2 strict (functions called), and both versions partitioned over two CPU devices. Every test has a timeout: a run
+may fail, never hang, and no thread of a run may outlive it.
+"""
+import json
+import pathlib
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import cfnb as tf
+from cfnb.framework import errors
+
+from . import ctrl_c_after
+from . import run_cases as cases
+
+HERE = pathlib.Path(__file__).parent
+RECORDED = json.loads((HERE / "hostile_tf.json").read_text())["runs"]
+SINGLE = {"static": {}, "executor": {"static_schedule": False}, "strict": {"lower_functional_ops": False}}
+PATHS = {"v1-static": ("v1", {}), "v1-executor": ("v1", {"static_schedule": False}),
+         "v2-static": ("v2", {}), "v2-executor": ("v2", {"static_schedule": False}),
+         "v2-strict": ("v2", {"lower_functional_ops": False}),
+         "v1-two-devices": ("v1", {"device_count": {"CPU": 2}}), "v2-two-devices": ("v2", {"device_count": {"CPU": 2}})}
+
+
+@pytest.fixture
+def version(request):
+    (tf.enable_control_flow_v2 if request.param == "v2" else tf.disable_control_flow_v2)()
+    yield request.param
+    tf.disable_control_flow_v2()
+
+
+def _run_threads():
+    return [t for t in threading.enumerate() if t.name.startswith(("cfnb /job:", "cfnb inter-op", "hostile run"))]
+
+
+def test_every_run_case_is_recorded():
+    assert sorted(RECORDED["v1"]) == sorted(cases.CASES) == sorted(RECORDED["v2"]), \
+        "run tests/hostile/record_hostile.py again"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("path", list(SINGLE))
+@pytest.mark.parametrize("version", ["v1", "v2"], indirect=True)
+@pytest.mark.parametrize("name", list(cases.CASES))
+def test_hostile_run(name, version, path):
+    if path == "strict" and version == "v1":
+        pytest.skip("control flow v1 has no functional ops to call")
+    want = RECORDED[version][name]
+    graph, action = cases.CASES[name](tf)
+    sess = tf.Session(graph=graph, config=tf.ConfigProto(**SINGLE[path]))
+    if want["phase"] == "ok":
+        np.testing.assert_array_equal(action(sess, tf), want["value"])
+        return
+    with pytest.raises(Exception) as info:  # noqa: B017 - the type is TensorFlow's, compared below
+        action(sess, tf)
+    message = str(info.value)
+    explained = cases.EXPLAINED.get((name, version))
+    if explained is not None:
+        kind, words, _why = explained
+        assert type(info.value).__name__ == kind and words in message
+        return
+    assert type(info.value).__name__ == want["type"], message
+    keys = cases.KEYS[name]
+    for key in keys[version] if isinstance(keys, dict) else keys:
+        assert key in want["message"], f"TensorFlow's message does not say {key!r}"
+        assert key in message, f"cfnb's message does not say {key!r}: {message}"
+
+
+def _endless_loop(path):
+    """(x, endless, finite, want): an endless loop and a finite one; on two devices the body's op is on CPU:1."""
+    two = "two-devices" in path
+    x = tf.placeholder(tf.float32, [], name="x")
+
+    def body(i, v):
+        with tf.device("/cpu:1" if two else None):
+            v1 = v * 0.5 + 1.0
+        return i + 1, v1
+
+    endless = tf.while_loop(lambda i, v: i >= 0, body, [tf.constant(0), x])[1]
+    finite = tf.while_loop(lambda i, v: i < 3, body, [tf.constant(0), x])[1]
+    return x, endless, finite, 2.0 * 0.125 + 1.75
+
+
+def _run_in_thread(sess, fetch, feeds):
+    """(thread, outcome): `sess.run(fetch, feeds)` started on a thread; outcome["error"] is what it raised."""
+    outcome = {}
+
+    def run():
+        try:
+            sess.run(fetch, feeds)
+        except Exception as e:  # noqa: BLE001 - checked by the test
+            outcome["error"] = e
+    thread = threading.Thread(target=run, name="hostile run")
+    thread.start()
+    return thread, outcome
+
+
+def _session(path):
+    version, config = PATHS[path]
+    (tf.enable_control_flow_v2 if version == "v2" else tf.disable_control_flow_v2)()
+    return config
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("path", list(PATHS))
+def test_close_from_another_thread_cancels_the_run(path):
+    """TensorFlow's Session.close() cancels the step under way: the run raises CancelledError, close returns once the
+    run has stopped, no device thread is left, and the closed session refuses another run."""
+    config = _session(path)
+    x, endless, finite, want = _endless_loop(path)
+    sess = tf.Session(config=tf.ConfigProto(**config))
+    assert sess.run(finite, {x: 2.0}) == pytest.approx(want)  # the path runs the graph (and compiled it)
+    thread, got = _run_in_thread(sess, endless, {x: 2.0})
+    time.sleep(0.3)
+    progress = sess.progress()
+    sess.close()
+    assert not thread.is_alive(), "close returned while the run was still under way"
+    thread.join()
+    assert isinstance(got.get("error"), errors.CancelledError), got
+    assert "cancelled" in str(got["error"]) and "closed" in str(got["error"])
+    if path.endswith("static") and PATHS[path][1].get("lower_functional_ops", True):
+        assert progress and progress[0][1] > 0  # it was the static schedule's loop that was cancelled
+    assert _run_threads() == []
+    with pytest.raises(RuntimeError, match="Attempted to use a closed Session."):
+        sess.run(finite, {x: 2.0})
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("how", ["deadline", "ctrl-c"])
+def test_a_deadline_or_ctrl_c_stops_an_endless_loop_and_the_session_runs_on(path, how):
+    config = _session(path)
+    x, endless, finite, want = _endless_loop(path)
+    sess = tf.Session(config=tf.ConfigProto(**config))
+    if how == "deadline":
+        with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting"):  # for notification / a _Recv
+            sess.run(endless, {x: 2.0}, options=tf.RunOptions(timeout_in_ms=200))
+    else:
+        with ctrl_c_after(0.3), pytest.raises(KeyboardInterrupt):
+            sess.run(endless, {x: 2.0})
+    assert _run_threads() == []
+    assert sess.run(finite, {x: 2.0}) == pytest.approx(want)
+
+
+def _chain(n):
+    """x -> n element-wise ops in a line (issue 18's 20,000-op straight-line graph)."""
+    x = tf.placeholder(tf.float32, [], name="x")
+    y = x
+    for k in range(n):
+        y = y * 1.0 if k % 2 else y + 1.0
+    return x, y
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("static", [True, False], ids=["static", "executor"])
+def test_the_deadline_of_a_big_graph_counts_from_the_start_of_run(static):
+    """A 20,000-op straight line with a 1 ms deadline: the deadline passes while the run prunes and compiles, and the
+    run raises DeadlineExceededError naming that phase instead of returning. Compiled once (no deadline), the same
+    graph under a 5 ms deadline stops too (20,000 firings take longer), never returns."""
+    x, y = _chain(20000)
+    sess = tf.Session(config=tf.ConfigProto(static_schedule=static))
+    with pytest.raises(errors.DeadlineExceededError, match="while the graph was pruned, lowered and compiled"):
+        sess.run(y, {x: 0.0}, options=tf.RunOptions(timeout_in_ms=1))
+    assert sess.run(y, {x: 0.0}) == 10000.0  # compiled now, and cached
+    with pytest.raises(errors.DeadlineExceededError, match="Timed out waiting for notification"):
+        sess.run(y, {x: 0.0}, options=tf.RunOptions(timeout_in_ms=5))
+
+
+@pytest.mark.timeout(120)
+def test_every_phase_of_a_big_graphs_compile_asks_the_deadline():
+    """Compiling a 20,000-op graph asks the run's check (deadline and cancellation) between its phases and every 1024
+    nodes within them, the static schedule's code generation included: no phase spends seconds unchecked."""
+    from cfnb.runtime.fastpath.schedule import compile_static
+    from cfnb.runtime.graph_compiler import compile_graph
+    x, y = _chain(20000)
+    callers = []
+
+    def check():
+        callers.append(sys._getframe(1).f_code.co_name)
+    exe = compile_graph(y.graph, [y], [], [x], tf.Session()._make_kernel, check=check)
+    compiled = len(callers)
+    assert {"topological_order", "compile_graph", "_bind_kernels"} <= set(callers)
+    assert callers.count("compile_graph") >= 5 and callers.count("_bind_kernels") >= 19
+    assert compile_static(exe, check) is not None
+    assert callers[compiled:].count("emit_node") >= 19 and callers[-1] == "compile_static"
+
+
+@pytest.mark.timeout(120)
+def test_close_cancels_a_run_of_a_big_graph_wherever_it_is():
+    """close() during the first run of a big graph ending in an endless loop: cancelled while compiling or looping."""
+    x, y = _chain(20000)
+    endless = tf.while_loop(lambda i, v: i >= 0, lambda i, v: (i + 1, v), [tf.constant(0), y])[1]
+    sess = tf.Session()
+    thread, got = _run_in_thread(sess, endless, {x: 0.0})
+    time.sleep(0.2)
+    sess.close()
+    assert not thread.is_alive()
+    assert isinstance(got.get("error"), errors.CancelledError), got
