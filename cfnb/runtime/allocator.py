@@ -78,8 +78,8 @@ class Allocator:
         self.events.append(MemoryEvent(time.perf_counter() - self._t0, self.bytes_in_use, delta, kind, what))
 
     def fits(self, nbytes):
-        """Whether `nbytes` more (rounded as the BFC allocator rounds) stay within the device's memory limit: when not,
-        the executor swaps or fails with TensorFlow's ResourceExhausted message."""
+        """Whether `nbytes` more (rounded as the BFC allocator rounds) stay within the device's memory limit: a
+        prefetch of a swapped-out value asks first, and waits for its pop when there is no room."""
         return self.limit is None or self.bytes_in_use + rounded_bytes(nbytes) <= self.limit
 
     def register(self, array, op=None, kind="alloc"):
