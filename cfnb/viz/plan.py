@@ -33,8 +33,8 @@ class Plan:
         return eid
 
     def edge(self, src, dst, **attrs):
-        """Add an edge between two drawn elements, once: a repeat among the last few is dropped, so a frame's many
-        inputs draw as one arrow."""
+        """Add an edge between two drawn elements, unless it repeats one of the last 40 (same ends, label and
+        style): at a folded level of detail several edges of the graph land on the same pair of drawn elements."""
         if src is None or dst is None or src == dst:
             return
         key = (src, dst, attrs.get("label"), attrs.get("style"))
