@@ -1,8 +1,8 @@
 """Shared fixtures: every test starts on a fresh default graph with control flow v1.
 
-Also how `make test` spreads the suite over pytest-xdist workers (`-n auto --dist loadgroup`, pyproject.toml):
-tests go one by one to whichever worker is free, except what must stay together, which goes to one worker in
-file order (`pytest_collection_modifyitems` below)."""
+Also how `make test` spreads the suite over pytest-xdist workers (`-n auto` in the Makefile, `--dist loadgroup` in
+pyproject.toml): tests go one by one to whichever worker is free, except what must stay together, which goes to
+one worker in file order (`pytest_collection_modifyitems` below)."""
 import numpy as np
 import pytest
 
