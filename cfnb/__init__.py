@@ -65,6 +65,7 @@ from .ops import bitwise_ops as bitwise  # tf.bitwise: bitwise_and, bitwise_or, 
 from .ops import (
     int_overflow,  # noqa: F401 - Python-int arithmetic raises OverflowError rather than wrap
     numpy_dispatch,  # noqa: F401 - installs numpy's protocols and ndarray's methods on Tensor
+    python_division,  # noqa: F401 - Python-float division by zero raises ZeroDivisionError rather than give inf
 )
 from .ops.arg_reductions import argmax, argmin
 from .ops.array_ops import (

@@ -6,6 +6,7 @@ graph; cell.py runs it and hands back the values plain Python would leave, of th
 errors.py and messages.py say what went wrong in the cell's own words; progress.py is the live line; result.py
 the object a cell leaves (`_loop`), and explorer.py its widget. Nothing in `cfnb/` imports this package.
 """
+import warnings
 from types import SimpleNamespace
 
 from IPython.core.error import UsageError
@@ -81,6 +82,8 @@ class WhileLoopMagics(Magics):
         args = parse_argstring(self.whileloop, line)
         if args.parallel_iterations < 1:
             raise UsageError("--parallel-iterations must be a positive integer")
+        if args.maximum_iterations is not None and args.maximum_iterations < 1:
+            raise UsageError("--maximum-iterations must be a positive integer")
         options = SimpleNamespace(form=args.form, parallel_iterations=args.parallel_iterations,
                                   maximum_iterations=args.maximum_iterations, swap_memory=args.swap_memory,
                                   grads=parse_grads(args.grad), dtypes=args.dtypes)
@@ -95,7 +98,11 @@ class WhileLoopMagics(Magics):
         self.shell.user_ns.update(updates)
         for name in result.deleted:
             self.shell.user_ns.pop(name, None)
-        self.shell.user_ns[args.as_name] = result
+        if args.as_name in updates:  # the cell's own name wins, as in plain Python; the result is not kept
+            warnings.warn(f"%%whileloop: the cell assigns `{args.as_name}` itself, so the result object is not "
+                          f"stored there: use --as NAME to keep it under another name", stacklevel=2)
+        else:
+            self.shell.user_ns[args.as_name] = result
         return None if args.no_display else result
 
 

@@ -9,7 +9,7 @@ Golden tests compare this text, so nothing in it may depend on memory addresses 
 import numpy as np
 
 _HIDDEN_ATTRS = {"element_shape_holder", "value", "dtype", "T", "N", "SrcT", "out_type", "_class",
-                 "_python_int"}  # _python_int: a checked kernel (ops/int_overflow.py), not a TensorFlow attr
+                 "_python_int", "_python_float"}  # checked kernels (ops/int_overflow.py, python_division.py)
 
 
 def _tensor_ref(t):

@@ -122,18 +122,25 @@ _KEEPS_WEAK = (set(UFUNCS) - {"MatMul"}) | {"Identity"}
 # Python-int arithmetic that can leave int64: its kernel checks (math_ops.checked_int_kernel).
 PYTHON_INT_ATTR = "_python_int"
 _CAN_OVERFLOW = ("AddV2", "Sub", "Mul", "Neg", "Abs", "Square", "Pow", "LeftShift")
+# Python-float division, which raises ZeroDivisionError where numpy gives inf (python_division.py).
+PYTHON_FLOAT_ATTR = "_python_float"
+_DIVISIONS = ("RealDiv", "FloorDiv", "FloorMod")
 
 
 def mark_result(op, inputs):
     """Mark the outputs of `op` weak when every input is (numpy: Python numbers give a Python number).
     An int64 result of Python ints gets the `_python_int` attr: plain Python's int would not wrap
-    past 2**63, so the kernel raises OverflowError instead of wrapping (numpy int64 values still wrap)."""
+    past 2**63, so the kernel raises OverflowError instead of wrapping (numpy int64 values still wrap).
+    A float division of Python numbers gets the `_python_float` attr: its kernel raises Python's
+    ZeroDivisionError for a zero divisor instead of numpy's inf."""
     if op.type in _KEEPS_WEAK and inputs and all(dtype_rules.is_weak(t) for t in inputs):
         for out in op.outputs:
             if out.dtype != dtypes.bool_:
                 dtype_rules.mark_weak(out)
         if op.type in _CAN_OVERFLOW and op.outputs and op.outputs[0].dtype == dtypes.int64:
             op._set_attr(PYTHON_INT_ATTR, True)
+        if op.type in _DIVISIONS and op.outputs and op.outputs[0].dtype.is_floating:
+            op._set_attr(PYTHON_FLOAT_ATTR, True)
 
 
 def promote_inputs(op_type, inputs, same):

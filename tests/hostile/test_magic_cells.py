@@ -30,7 +30,6 @@ class Error(NamedTuple):
     line: int = 0
 
 
-MAGIC_BUG = "magic's Python semantics (issue 18, the magic engineer's part): "
 CELLS = {
     "huge_range_with_maximum_iterations": Cell("s = 0\nfor i in range(10**12):\n    s += i", "--maximum-iterations 5",
                                                {"s": 10, "i": 4}),
@@ -42,13 +41,16 @@ CELLS = {
     "abs_shadows_the_builtin": Cell("abs = 1.0\nwhile abs < 10:\n    abs *= 2"),
     "range_shadowed_then_a_while": Cell("range = 3\ns = 0\ni = 0\nwhile i < range:\n    s += i\n    i += 1"),
     "print_shadowed_by_a_number": Cell("print = 5\nfor i in range(2):\n    print += i"),
-    "the_cell_assigns_the_result_name": Cell("_loop = 0\nfor i in range(3):\n    _loop += i",
-                                             xfail=MAGIC_BUG + "the cell's own `_loop` is replaced by the result "
-                                                               "object"),
+    "the_cell_assigns_the_result_name": Cell("_loop = 0\nfor i in range(3):\n    _loop += i"),
     "float_division_by_zero": Cell("s = 1.0\nfor i in range(3):\n    s = s / (i - 1)",
-                                   expect=Error("ZeroDivisionError", "float division by zero", 3),
-                                   xfail=MAGIC_BUG + "Python raises ZeroDivisionError; the graph divides float64 "
-                                                     "and leaves inf, silently"),
+                                   expect=Error("ZeroDivisionError", "float division by zero", 3)),
+    "float_floor_division_by_zero": Cell("q = 7.5\nfor i in range(3):\n    q = q // (i - 1)",
+                                         expect=Error("ZeroDivisionError", "float floor division by zero", 3)),
+    "float_modulo_by_zero": Cell("r = 7.5\nfor i in range(3):\n    r = r % (1 - i)",
+                                 expect=Error("ZeroDivisionError", "float modulo", 3)),
+    "int_true_division_by_zero": Cell("t = 0.0\nfor i in range(3):\n    t = i / (i - 2)",
+                                      expect=Error("ZeroDivisionError", "division by zero", 3)),
+    "numpy_float_division_by_zero_is_inf": Cell("u = np.float64(1.0)\nfor i in range(3):\n    u = u / (i - 1)"),
     "python_int_leaves_int64": Cell("x = 1\nfor i in range(100):\n    x = x * 10",
                                     expect=Error("OverflowError", "does not fit in int64", 3)),
     "syntax_error": Cell("s = 0\nfor i in range(3)\n    s += i", expect=Error("SyntaxError", "expected ':'", 2)),
@@ -68,9 +70,7 @@ CELLS = {
     "zero_parallel_iterations": Cell("i = 0\nwhile i < 3:\n    i += 1", "--parallel-iterations 0",
                                      Error("UsageError", "--parallel-iterations must be a positive integer")),
     "negative_maximum_iterations": Cell("i = 0\nwhile i < 3:\n    i += 1", "--maximum-iterations -1",
-                                        Error("UsageError", "--maximum-iterations"),
-                                        xfail=MAGIC_BUG + "--maximum-iterations -1 is accepted: the loop runs no "
-                                                          "iteration and the warning says it was stopped"),
+                                        Error("UsageError", "--maximum-iterations must be a positive integer")),
 }
 
 
@@ -82,7 +82,7 @@ def _python(source):
     """The names plain Python's `exec` of `source` leaves (besides the namespace it starts from)."""
     ns = _namespace()
     exec(source, ns)  # noqa: S102 - the reference: what plain Python does with the cell
-    return {k: v for k, v in ns.items() if k not in _namespace() and k != "__builtins__"}
+    return {k: v for k, v in ns.items() if k not in _namespace() and k not in ("__builtins__", "__warningregistry__")}
 
 
 def _assert_same(got, want):
