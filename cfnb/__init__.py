@@ -14,6 +14,7 @@ from .framework import dtypes, errors, nest
 from .framework.dtypes import (
     DType,
     as_dtype,
+    bfloat16,
     bool_,
     complex64,
     complex128,
@@ -164,6 +165,7 @@ from .ops.script_ops import py_func
 from .ops.slicing_ops import gather, slice, strided_slice  # noqa: A004 - TensorFlow's names
 from .ops.state_ops import assign_add, assign_sub, scatter_add, scatter_update
 from .ops.tensor_array_ops import TensorArray
+from .ops.tf_graph_ops import cumprod, cumsum
 from .ops.variable_scope import AUTO_REUSE, VariableScope, get_variable, get_variable_scope, variable_scope
 from .ops.variables import (
     Variable,

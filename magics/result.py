@@ -66,14 +66,15 @@ class WhileLoopResult:
             self._explorer = Explorer(self)
         return self._explorer
 
-    def show(self, view="lowered"):
+    def show(self, view="lowered", detail="lesson"):
         """A static drawing of one view (no widget): `functional`, `lowered` (both without the
-        gradient ops) or `gradient` (the lowered graph with them)."""
+        gradient ops) or `gradient` (the lowered graph with them), at a level of detail (viz.DETAILS:
+        `"lesson"` folds constants and plumbing, `"all"` is TensorFlow's exact graph)."""
         graph = self.functional if view == "functional" else self.lowered
         ops = graph.get_operations()
         if view != "gradient":
             ops = [op for op in ops if not op.name.startswith("gradients")]
-        return viz.GraphView(viz.to_dot(graph, title=f"{view} form", ops=ops),
+        return viz.GraphView(viz.to_dot(graph, title=f"{view} form", ops=ops, detail=detail),
                              f"<cfnb graph: {view} form: {len(ops)} ops>")
 
     def __repr__(self):

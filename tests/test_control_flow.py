@@ -249,3 +249,16 @@ def test_tensor_from_inside_a_loop_used_outside_or_in_another_loop():
         inside[0] + 1.0
     with pytest.raises(ValueError, match="because they are in different while loops"):
         tf.while_loop(lambda v: v < 3.0, lambda v: v + inside[0], [tf.constant(0.0)])
+
+
+def test_merge_predicates_tell_a_conds_merge_from_a_loops():
+    """control_flow_util.IsCondMerge / IsLoopMerge, as TensorFlow's control_flow_util_test checks them: a cond's
+    Merge takes its inputs from the branches' CondContexts, a loop's from Enter and NextIteration."""
+    from cfnb.ops import control_flow_util as util
+    g = tf.Graph()
+    with g.as_default():
+        tf.disable_control_flow_v2()
+        x = tf.constant(1.0)
+        tf.while_loop(lambda i: i < 3.0, lambda i: tf.cond(i > x, lambda: i + 1.0, lambda: i + 2.0), [x])
+    merges = {op.name: (util.IsCondMerge(op), util.IsLoopMerge(op)) for op in g.get_operations() if util.IsMerge(op)}
+    assert merges == {"while/Merge": (False, True), "while/cond/Merge": (True, False)}

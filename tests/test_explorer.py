@@ -179,3 +179,12 @@ def test_without_dot_the_explorer_says_so_and_shows_the_dot_text(result, monkeyp
     assert '<div class="cfnb-explorer-drawing"><pre class="cfnb-no-dot">' in text and "<img" not in text
     explorer.step = 30
     assert explorer.highlighted is None and "not drawn in this view" in explorer.caption
+
+
+def test_show_draws_a_view_at_a_level_of_detail(result):
+    """`_loop.show(view, detail=...)`: "all" is TensorFlow's exact graph, every op of the view drawn by its name."""
+    lesson, everything = result.show("lowered"), result.show("lowered", detail="all")
+    assert len(everything.dot.body) > len(lesson.dot.body)
+    ops = [op.name for op in result.lowered.get_operations() if not op.name.startswith("gradients")]
+    assert all(f'tooltip="{name} (' in everything.dot.source for name in ops)
+    assert not all(f'tooltip="{name} (' in lesson.dot.source for name in ops)

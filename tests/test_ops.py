@@ -383,7 +383,7 @@ def test_build_time_errors(build, error, match):
 
 
 # cfnb's dtypes in TensorFlow's type lists; add, subtract, multiply, negate and square also take complex.
-NUMBER_TYPES = ("float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64"
+NUMBER_TYPES = ("float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64"
                 "(, complex64, complex128)?")
 
 

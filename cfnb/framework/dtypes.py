@@ -3,6 +3,7 @@
 TensorFlow's rule for Python literals is kept: a Python float becomes float32 and a Python int
 int32 (int64 when it does not fit), so `import cfnb as tf` programs produce the same dtypes.
 """
+import ml_dtypes
 import numpy as np
 
 
@@ -24,9 +25,9 @@ class DType:
 
     @property
     def is_floating(self):
-        """Whether values are real floating point (TensorFlow's `DType.is_floating`): the dtypes
+        """Whether values are real floating point, bfloat16 included (TensorFlow's `DType.is_floating`): the dtypes
         `gradients()` differentiates."""
-        return self._np is not None and self._np.kind == "f"
+        return self._np is not None and (self._np.kind == "f" or self._np == _BFLOAT16_NP)
 
     @property
     def is_integer(self):
@@ -57,12 +58,12 @@ class DType:
     @property
     def min(self):
         """The smallest representable value (TensorFlow's `DType.min`)."""
-        return np.iinfo(self._np).min if self.is_integer else float(np.finfo(self._np).min)
+        return np.iinfo(self._np).min if self.is_integer else float(ml_dtypes.finfo(self._np).min)
 
     @property
     def max(self):
         """The largest representable value (TensorFlow's `DType.max`)."""
-        return np.iinfo(self._np).max if self.is_integer else float(np.finfo(self._np).max)
+        return np.iinfo(self._np).max if self.is_integer else float(ml_dtypes.finfo(self._np).max)
 
     @property
     def is_bool(self):
@@ -84,7 +85,11 @@ class DType:
         return as_dtype, (self.name,)
 
 
+# bfloat16 (TensorFlow's `tf.bfloat16`) has no numpy type of its own: ml_dtypes provides the one TensorFlow
+# itself uses (`dtypes.bfloat16.as_numpy_dtype` is `ml_dtypes.bfloat16` there too); its numpy kind is "V".
+_BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
 float16 = DType("float16", np.float16)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16)
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
 int8 = DType("int8", np.int8)
@@ -104,8 +109,8 @@ resource = DType("resource", None)
 variant = DType("variant", None)
 half, double = float16, float64
 
-_ALL = [float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, complex128,
-        bool_, string, resource, variant]
+_ALL = [float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64,
+        complex128, bool_, string, resource, variant]
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NP = {np.dtype(d.as_numpy_dtype): d for d in _ALL if d.as_numpy_dtype not in (None, np.object_)}
 

@@ -14,6 +14,7 @@ class GraphKeys:
     TRAINABLE_VARIABLES = "trainable_variables"
     MODEL_VARIABLES = "model_variables"
     UPDATE_OPS = "update_ops"
+    TRAIN_OP = "train_op"
     LOSSES = "losses"
     REGULARIZATION_LOSSES = "regularization_losses"
     SUMMARIES = "summaries"

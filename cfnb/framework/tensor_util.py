@@ -55,6 +55,14 @@ def _compute(tensor, depth, memo):
         if not shape.is_fully_defined():
             return None
         return np.array(shape.as_list(), out) if op.type == "Shape" else out(shape.num_elements())
+    if op.type in ("Enter", "RefEnter") and op.get_attr("is_constant"):
+        # a loop invariant: the same value on every iteration (TensorFlow's shape inference sees through it)
+        return None if depth >= MAX_DEPTH else _value(op.inputs[0], depth + 1, memo)
+    if op.type == "Placeholder":
+        # A function graph's capture stands for an outer tensor, the same on every call: its value is that
+        # tensor's (TensorFlow infers `reshape(u, concat([[5], outer_shape], 0))` as [5, 3, 4] in a loop body).
+        outer = next((ext for ext, ph in getattr(op.graph, "captures", ()) if ph is tensor), None)
+        return None if outer is None or depth >= MAX_DEPTH else _value(outer, depth + 1, memo)
     op_def = get_op_def(op.type)
     # only small values of known shape are computed, so evaluating never allocates much
     if (depth >= MAX_DEPTH or op.type in _NOT_CONSTANT or op_def.needs_state or op_def.kernel is None

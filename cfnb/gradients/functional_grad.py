@@ -489,7 +489,15 @@ def _list_concat_grad(op, dtensor, _dlengths):
 
 @RegisterGradient("TensorListSplit")
 def _list_split_grad(op, dlist):
-    return list_ops.tensor_list_concat(dlist, op.inputs[0].dtype)[0], None, None
+    """TensorFlow's `_TensorListSplitGrad`: concatenate with the element shape [-1] + the split tensor's other
+    dimensions, so that an empty list (a TensorArray written zero times, met again by a second-order gradient)
+    concatenates to [0, ...] instead of failing for want of a shape."""
+    tensor = op.inputs[0]
+    if tensor.shape.ndims is not None and tensor.shape[1:].is_fully_defined():
+        element_shape = TensorShape([None]).concatenate(tensor.shape[1:])
+    else:
+        element_shape = array_ops.concat([array_ops.constant([-1]), array_ops.shape(tensor)[1:]], 0)
+    return list_ops.tensor_list_concat(dlist, tensor.dtype, element_shape)[0], None, None
 
 
 NotDifferentiable("TensorListElementShape")  # TensorListReserve has none registered, as in TensorFlow

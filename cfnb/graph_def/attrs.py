@@ -13,8 +13,8 @@ from ..framework.tensor_shape import TensorShape
 from .protos import dtype_of, pb, type_enum
 
 # TensorProto's typed value field per dtype.
-_VAL_FIELD = {"float16": "half_val", "float32": "float_val", "float64": "double_val", "int32": "int_val",
-              "int64": "int64_val", "bool": "bool_val", "string": "string_val"}
+_VAL_FIELD = {"float16": "half_val", "bfloat16": "half_val", "float32": "float_val", "float64": "double_val",
+              "int32": "int_val", "int64": "int64_val", "bool": "bool_val", "string": "string_val"}
 
 
 def shape_proto(shape, proto=None):
@@ -51,7 +51,7 @@ def tensor_proto(value, dtype=None, proto=None):
         proto.string_val.extend(v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1))
     elif arr.size == 1:
         v = arr.reshape(-1)[0]
-        if dtype.name == "float16":
+        if dtype.name in ("float16", "bfloat16"):  # both keep their 16 bits in half_val, as TensorFlow does
             proto.half_val.append(int(v.view(np.uint16)))
         else:
             getattr(proto, _VAL_FIELD[dtype.name]).append(v.item())
@@ -70,8 +70,8 @@ def tensor_value(proto):
         return np.frombuffer(proto.tensor_content, dtype=npd.newbyteorder("<")).astype(npd).reshape(shape)
     if dtype.name == "string":
         values = np.array(list(proto.string_val), dtype=object)
-    elif dtype.name == "float16":
-        values = np.array(list(proto.half_val), dtype=np.uint16).view(np.float16)
+    elif dtype.name in ("float16", "bfloat16"):
+        values = np.array(list(proto.half_val), dtype=np.uint16).view(npd)
     else:
         values = np.array(list(getattr(proto, _VAL_FIELD[dtype.name])), dtype=npd)
     if values.size == 0:

@@ -52,8 +52,9 @@ def pb():
 
 
 # TensorFlow's DataType enum names for cfnb's dtypes.
-_TYPE_NAMES = {"float16": "DT_HALF", "float32": "DT_FLOAT", "float64": "DT_DOUBLE", "int32": "DT_INT32",
-               "int64": "DT_INT64", "bool": "DT_BOOL", "string": "DT_STRING", "resource": "DT_RESOURCE",
+_TYPE_NAMES = {"float16": "DT_HALF", "bfloat16": "DT_BFLOAT16", "float32": "DT_FLOAT", "float64": "DT_DOUBLE",
+               "int32": "DT_INT32", "int64": "DT_INT64", "bool": "DT_BOOL", "string": "DT_STRING",
+               "resource": "DT_RESOURCE",
                "variant": "DT_VARIANT"}
 TYPE_NAMES = frozenset(_TYPE_NAMES.values())  # the DataTypes an imported graph may use
 

@@ -14,9 +14,11 @@ the two builders made of them are `cond.py` and `while_loop.py`, as TensorFlow 2
 import numpy as np
 
 from ..framework import build_journal, dtypes, nest
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from ..framework.tensor_shape import TensorShape
+from . import array_ops
 from . import control_flow_util as util
 from .array_ops import identity
 
@@ -81,6 +83,8 @@ register_op("ControlTrigger", lambda op: [], lambda op: lambda *a: None)
 def switch(data, pred, name=None):
     """`(output_false, output_true)`: `data` goes to output 1 if `pred`, else to output 0; the
     other output is a dead tensor."""
+    if isinstance(data, IndexedSlices):
+        return _switch_indexed_slices(data, pred, name)
     g = get_default_graph()
     with g.name_scope(name or "Switch") as scope:
         data = convert_to_tensor(data, name="data")
@@ -91,10 +95,38 @@ def switch(data, pred, name=None):
 
 def merge(inputs, name=None):
     """`(output, value_index)`: forwards whichever input arrives live first."""
+    if any(isinstance(t, IndexedSlices) for t in inputs):
+        return _merge_indexed_slices(inputs, name)
     g = get_default_graph()
     inputs = [convert_to_tensor(t) for t in inputs]
     op = g.create_op("Merge", inputs, {"N": len(inputs)}, name=name or "Merge")
     return op.outputs[0], op.outputs[1]
+
+
+def _switch_indexed_slices(data, pred, name):
+    """An IndexedSlices is switched component by component, as TensorFlow's `switch` does."""
+    with get_default_graph().name_scope(name or "Switch"):
+        parts = [switch(t, pred, name=n) if t is not None else (None, None)
+                 for t, n in ((data.values, None), (data.indices, "indices"), (data.dense_shape, "dense_shape"))]
+    return tuple(IndexedSlices(*(p[k] for p in parts)) for k in (0, 1))
+
+
+def _merge_indexed_slices(inputs, name):
+    """IndexedSlices inputs (a dense one taken as all its rows) merge component by component (TensorFlow's
+    `merge`): values, then indices and dense_shape."""
+    with get_default_graph().name_scope(name or "Merge") as scope:
+        slices = [t if isinstance(t, IndexedSlices) else _as_slices(convert_to_tensor(t)) for t in inputs]
+        values, chosen = merge([s.values for s in slices], name=scope)
+        indices, _ = merge([s.indices for s in slices], name="indices")
+        shapes = [s.dense_shape for s in slices]
+        dense_shape = merge(shapes, name="dense_shape")[0] if all(d is not None for d in shapes) else None
+    return IndexedSlices(values, indices, dense_shape), chosen
+
+
+def _as_slices(t):
+    """A dense tensor as the IndexedSlices of all its rows (TensorFlow's `_as_indexed_slices`)."""
+    dense_shape = array_ops.shape(t)
+    return IndexedSlices(t, array_ops.range(0, dense_shape[0]), dense_shape)
 
 
 def enter(data, frame_name, is_constant=False, parallel_iterations=10, use_input_shape=True, name=None):
@@ -147,10 +179,14 @@ def group(*inputs, name=None):
 
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor` passed through an Identity that runs only after `dependencies` (TensorFlow's
-    `control_flow_ops.with_dependencies`): the way to order a value after side effects in graph mode."""
+    `control_flow_ops.with_dependencies`): the way to order a value after side effects in graph mode; an IndexedSlices
+    gates its values."""
     g = get_default_graph()
     with g.name_scope(name or "control_dependency") as scope:
         with g.control_dependencies(dependencies):
+            if isinstance(output_tensor, IndexedSlices):
+                return IndexedSlices(identity(output_tensor.values, name=scope), output_tensor.indices,
+                                     output_tensor.dense_shape)
             output_tensor = convert_to_tensor(output_tensor)
             return identity(output_tensor, name=scope)
 

@@ -1,5 +1,9 @@
 """Small predicates about control-flow ops and contexts (TensorFlow's `control_flow_util.py`)."""
+import logging
+
 from ..framework.ops import register_input_context_check
+
+_log = logging.getLogger(__name__)
 
 
 def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side by side
@@ -7,6 +11,21 @@ def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side b
     return op.type in ("Switch", "RefSwitch")
 
 
+def IsMerge(op):  # noqa: N802
+    """Whether `op` is a Merge (TensorFlow's `control_flow_util.IsMerge`)."""
+    return op.type in ("Merge", "RefMerge")
+
+
+def IsCondMerge(op):  # noqa: N802
+    """A Merge whose every input comes out of a CondContext (TensorFlow's `IsCondMerge`)."""
+    if not IsMerge(op) or not op.inputs:
+        return False
+    return all((ctxt := GetOutputContext(t.op)) is not None and ctxt.IsCondContext() for t in op.inputs)
+
+
+def IsLoopMerge(op):  # noqa: N802
+    """A loop's Merge (Enter and NextIteration in): every Merge that is not a cond's."""
+    return IsMerge(op) and not IsCondMerge(op)
 
 
 def IsLoopEnter(op):  # noqa: N802
@@ -126,8 +145,11 @@ def check_input_from_valid_context(op, input_op):
         else:
             msg = (f"Cannot use '{input_op.name}' as input to '{op.name}' because '{input_op.name}' is in a "
                    f"while loop.")
-        raise ValueError(msg + " A value computed inside a loop leaves it only through the loop's outputs "
-                               "(its Exit nodes): return it as a loop variable instead.")
+        # TensorFlow's text ends "See info log for more details." (its tests match it): the info log is here.
+        _log.info("%s A value computed inside a loop leaves it only through the loop's outputs (its Exit "
+                     "nodes). Op context: %s; input context: %s", msg, op_ctxt, input_ctxt)
+        raise ValueError(msg + " See info log for more details. A value computed inside a loop leaves it only "
+                               "through the loop's outputs (its Exit nodes): return it as a loop variable instead.")
 
 
 # Every new op's inputs are checked as TensorFlow's Operation._control_flow_post_processing does.

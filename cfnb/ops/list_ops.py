@@ -404,6 +404,13 @@ def _known_tail(element_shape):
 def _concat_kernel(op):
     def concat(handle, element_shape):
         items = [handle.item(op, k) for k in range(handle.length)]
+        for k, v in enumerate(items):  # TensorListConcat's checks, with its messages
+            if np.ndim(v) == 0:
+                raise errors.InvalidArgumentError(op, op, f"Concat saw a scalar shape at index {k} but requires at "
+                                                          f"least vectors.")
+            if np.ndim(v) != np.ndim(items[0]):
+                raise errors.InvalidArgumentError(op, op, f"Incompatible ranks during merge: {np.ndim(items[0])} "
+                                                          f"vs. {np.ndim(v)}")
         lengths = _xp().array([np.shape(v)[0] for v in items], np.int64)
         if items:
             return _xp().concatenate(items), lengths
@@ -422,6 +429,12 @@ def _concat_kernel(op):
 def _split_kernel(op):
     def split(tensor, element_shape, lengths):
         tensor = _xp().asarray(tensor)
+        if np.ndim(lengths) != 1:  # TensorListSplit's checks, with its messages
+            raise errors.InvalidArgumentError(op, op, f"Expected lengths to be a vector, received shape: "
+                                                      f"{list(np.shape(lengths))}")
+        if int(np.sum(lengths)) != tensor.shape[0]:
+            raise errors.InvalidArgumentError(op, op, f"Unused values in tensor. Length of tensor: {tensor.shape[0]} "
+                                                      f"Values used: {int(np.sum(lengths))}")
         bounds = np.cumsum([0] + [int(n) for n in lengths])
         items = [tensor[bounds[k]:bounds[k + 1]] for k in range(len(lengths))]
         return TensorList.from_items(items, element_shape, tensor.dtype)
@@ -448,6 +461,9 @@ def tensor_list_concat(handle, element_dtype, element_shape=None, name=None):
 def tensor_list_split(tensor, lengths, element_shape=None, name=None):
     """A TensorListSplit op (gen_list_ops.tensor_list_split): a tensor cut along its first dimension into `lengths`; a
     v2 TensorArray's `split`."""
+    if tensor.shape.ndims == 0:  # TensorListSplit's shape function
+        raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{name or 'TensorListSplit'}' (op: "
+                         f"'TensorListSplit') with input shapes: [].")
     return apply_op("TensorListSplit", [("tensor", tensor), ("element_shape", _shape_const(element_shape)),
                                         ("lengths", lengths)], _attrs(tensor.dtype, None), name=name,
                     default_name="TensorListSplit", dtypes={"lengths": dtypes.int64}).outputs[0]

@@ -18,7 +18,7 @@ from .array_ops import _as_value, _const_value, cast, constant
 
 # The types TensorFlow allows for float-only ops (Exp, Softmax, ...) and for numeric ones (Sum, Mean, ...):
 # numpy would compute them on other types too, with another result dtype than the one inferred.
-FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+FLOATS = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 INTEGERS = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8, dtypes.uint16, dtypes.uint32,
             dtypes.uint64)
 NUMBERS = FLOATS + INTEGERS

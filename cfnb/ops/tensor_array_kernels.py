@@ -60,6 +60,9 @@ class TensorArrayState:
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
                                                       f"{index} because it has already been written to.")
         value = _xp().asarray(value)
+        if self.dtype == np.object_ and value.dtype.kind in "SU":
+            # a string element: numpy bytes/str arrays hold what a tf.string tensor holds as an object array
+            value = dtypes.as_bytes_value(value.astype(object))
         if self.dtype is not None and value.dtype != self.dtype:
             raise errors.InvalidArgumentError(op, op, f"TensorArray dtype is {self.dtype} but Op is trying to write "
                                                       f"dtype {value.dtype}.")
@@ -178,9 +181,22 @@ def _scatter_kernel(op, state):
     return scatter
 
 
+def _check_concat_shapes(op, vals):
+    """TensorArrayConcatOp's checks: each element at least a vector, all alike past dimension 0."""
+    for i, v in enumerate(vals):
+        if v.ndim == 0:
+            raise errors.InvalidArgumentError(op, op, f"Concat saw a scalar shape at index {i} but requires at least "
+                                                      f"vectors.")
+        if v.shape[1:] != vals[0].shape[1:]:
+            raise errors.InvalidArgumentError(op, op, f"TensorArray has inconsistent shapes.  Index 0 has (excepting "
+                                                      f"dimension 0) shape: {list(vals[0].shape[1:])} but index {i} "
+                                                      f"has (excepting dimension 0) shape: {list(v.shape[1:])}")
+
+
 def _concat_kernel(op, state):
     def concat(handle, flow):
         vals = [_xp().asarray(handle.read_at(op, i)) for i in range(handle.size)]
+        _check_concat_shapes(op, vals)
         lengths = _xp().array([v.shape[0] for v in vals], dtype=np.int64)
         if vals:
             return _xp().concatenate(vals), lengths
@@ -196,9 +212,27 @@ def _concat_kernel(op, state):
     return concat
 
 
+def _check_split(op, handle, value, lengths):
+    """TensorArraySplitOp's checks, with its messages."""
+    if np.ndim(lengths) != 1:
+        raise errors.InvalidArgumentError(op, op, f"Expected lengths to be a vector, received shape: "
+                                                  f"{list(np.shape(lengths))}")
+    if value.ndim == 0:
+        raise errors.InvalidArgumentError(op, op, "Expected value to be at least a vector, but received shape: []")
+    if int(np.sum(lengths)) != value.shape[0]:
+        raise errors.InvalidArgumentError(op, op, f"Expected sum of lengths to be equal to values.shape[0], but sum "
+                                                  f"of lengths is {int(np.sum(lengths))} and value's shape is: "
+                                                  f"{list(value.shape)}.")
+    if len(lengths) != handle.size and not handle.dynamic_size:
+        raise errors.InvalidArgumentError(op, op, f"TensorArray's size is not equal to the size of lengths "
+                                                  f"({handle.size} vs. {len(lengths)}), and the TensorArray is not "
+                                                  f"marked as dynamically resizeable")
+
+
 def _split_kernel(op, state):
     def split(handle, value, lengths, flow):
         value = _xp().asarray(value)
+        _check_split(op, handle, value, lengths)
         offsets = np.cumsum([0] + [int(n) for n in lengths])
         for i in range(len(lengths)):
             handle.write(op, i, value[offsets[i]:offsets[i + 1]])

@@ -25,6 +25,22 @@ def _check_element_shape(ta, shape):
         ta._element_shape[0] = ta._element_shape[0].merge_with(shape)
 
 
+def _split_element_shape(ta, value, lengths):
+    """TensorFlow's `split` with `infer_shape`: constant, equal lengths give every element the shape
+    [length] + value's other dimensions."""
+    if ta._infer_shape and value.shape.ndims is not None:
+        clengths = constant_value(lengths)
+        if clengths is not None and clengths.size and clengths.max() == clengths.min():
+            _check_element_shape(ta, TensorShape([int(clengths[0])]).concatenate(value.shape[1:]))
+
+
+def _lengths_64(lengths):
+    """TensorArray.split's `lengths` as the int64 vector the op takes: TensorFlow casts int32 ones
+    (`math_ops.cast(lengths, dtypes.int64)` in both TensorArray classes)."""
+    lengths = convert_to_tensor(lengths, name="lengths", dtype_hint=dtypes.int64)
+    return lengths if lengths.dtype == dtypes.int64 else array_ops.cast(lengths, dtypes.int64)
+
+
 class TensorArray:
     """`tf.TensorArray`: `write`/`read`/`stack`/`unstack`/`gather`/`scatter`/`concat`/`split`.
 
@@ -97,8 +113,8 @@ class TensorArray:
         with get_default_graph().name_scope(name or "TensorArrayWrite") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.dtype != self._dtype:
-                raise TypeError(f"TensorArray dtype is {self._dtype.name} but the value written has dtype "
-                                f"{value.dtype.name}")
+                raise TypeError(f"TensorArray dtype is {self._dtype.name} but Op is trying to write dtype "
+                                f"{value.dtype.name}")  # TensorFlow's kernel text (it fails at run time)
             self._merge_element_shape(value.shape)
             flow = apply_op("TensorArrayWriteV3", [("handle", self._handle), ("index", index), ("value", value),
                                                    ("flow_in", self._flow)], self._attrs(),
@@ -166,6 +182,8 @@ class TensorArray:
         `_GraphTensorArray.split`)."""
         with get_default_graph().name_scope(name or "TensorArraySplit") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            lengths = _lengths_64(lengths)
+            _split_element_shape(self, value, lengths)
             flow = apply_op("TensorArraySplitV3", [("handle", self._handle), ("value", value),
                                                    ("lengths", lengths), ("flow_in", self._flow)], self._attrs(),
                             name=scope, dtypes={"lengths": dtypes.int64}).outputs[0]
@@ -251,8 +269,8 @@ class TensorArrayV2:
         with get_default_graph().name_scope(name or "TensorArrayV2Write"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.dtype != self._dtype:
-                raise TypeError(f"TensorArray dtype is {self._dtype.name} but the value written has dtype "
-                                f"{value.dtype.name}")
+                raise TypeError(f"TensorArray dtype is {self._dtype.name} but Op is trying to write dtype "
+                                f"{value.dtype.name}")  # TensorFlow's kernel text (it fails at run time)
             self._merge_element_shape(value.shape)
             flow = list_ops.tensor_list_set_item(self._flow, index, value,
                                                  resize_if_index_out_of_bounds=self._dynamic_size)
@@ -296,6 +314,8 @@ class TensorArrayV2:
         """As `TensorArray.split` (TensorFlow's `_GraphTensorArrayV2.split`: TensorListSplit)."""
         with get_default_graph().name_scope(name or "TensorArraySplit"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
+            lengths = _lengths_64(lengths)
+            _split_element_shape(self, value, lengths)
             return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
 
     def identity(self):

@@ -2,7 +2,8 @@
 
 cfnb's builders make one op where TensorFlow's Python makes several (a reduction's gradient shape, a concat's
 gradient split, `t[...]` slicing with its bounds as attrs), so TensorFlow's graphs hold ops cfnb never emits:
-`ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod`, the `Optional*` ops
+`ConcatOffset`, `DynamicStitch`, `InvertPermutation`, `ListDiff`, `ShapeN`, `Cumsum`/`Cumprod` (also built by
+`tf.cumsum`/`tf.cumprod`, below), the `Optional*` ops
 of a functional cond's gradient, `VariableShape`, `IdentityN`. Their kernels are numpy versions of TensorFlow's
 (same names, same attrs); `Slice` is slicing_ops.py's. `StridedSlice` and `StridedSliceGrad` also take TensorFlow's
 form here (begin/end/strides inputs and bit masks, `tensor_getitem_override.py::_slice_helper`): an op with a
@@ -12,6 +13,7 @@ as inputs, not attrs) and `TensorListConcatV2` (a third input, `leading_dims`).
 import numpy as np
 
 from ..framework import dtypes, errors, op_kernel_context
+from ..framework.op_def_library import apply_op
 from ..framework.registry import get_op_def, register_op
 from ..framework.tensor_shape import TensorShape
 from .array_ops import _as_value
@@ -114,6 +116,11 @@ def _cumulative(name):
         def cumulative(x, axis):
             xp = _xp()
             x = xp.asarray(x)
+            if np.ndim(axis) != 0:  # TensorFlow's ScanOp::Compute checks, with its messages
+                raise errors.InvalidArgumentError(op, op, f"ScanOp: axis must be a scalar, not {list(np.shape(axis))}")
+            if not -max(x.ndim, 1) <= int(axis) < max(x.ndim, 1):
+                raise errors.InvalidArgumentError(op, op, f"ScanOp: Expected scan axis in the range [{-x.ndim}, "
+                                                  f"{x.ndim}), but got {int(axis)}")
             axis = int(axis) % max(x.ndim, 1)
             y = xp.flip(x, axis) if reverse else x
             out = getattr(xp, name)(y, axis=axis, dtype=x.dtype)
@@ -128,6 +135,19 @@ def _cumulative(name):
 
 register_op("Cumsum", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative("cumsum"))
 register_op("Cumprod", lambda op: [(op.inputs[0].dtype, op.inputs[0].shape)], _cumulative("cumprod"))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """`tf.math.cumsum` (math_ops.cumsum): the running sum along `axis`; `exclusive` starts from 0, `reverse`
+    runs from the end."""
+    return apply_op("Cumsum", [("x", x), ("axis", axis)], {"exclusive": exclusive, "reverse": reverse},
+                    name=name, default_name="Cumsum").outputs[0]
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """`tf.math.cumprod` (math_ops.cumprod): the running product, as `cumsum` with 1 for 0."""
+    return apply_op("Cumprod", [("x", x), ("axis", axis)], {"exclusive": exclusive, "reverse": reverse},
+                    name=name, default_name="Cumprod").outputs[0]
 
 
 def _dynamic_stitch_kernel(op):

@@ -4,6 +4,8 @@
 (AssignVariableOp) and `v/Read/ReadVariableOp`; values live in the Session, so two Sessions on
 one graph hold separate values, as in TensorFlow.
 """
+import contextlib
+
 import numpy as np
 
 from ..framework import dtypes, errors, op_kernel_context
@@ -72,12 +74,36 @@ register_op("VarIsInitializedOp", lambda op: [(dtypes.bool_, TensorShape([]))], 
             stateful=True)
 
 
+@contextlib.contextmanager
+def _init_scope():
+    """TensorFlow's `ops.init_scope()` as variable creation uses it: a variable made while a function graph
+    (a v2 loop body, a branch) is being built is made in the outermost graph, under the name scope in force,
+    and the function reads it through a captured handle; created inside, it would be renamed by inlining and
+    never initialized (map_fn_test.testMap_Scoped)."""
+    g = outer = get_default_graph()
+    while getattr(outer, "outer_graph", None) is not None:
+        outer = outer.outer_graph
+    if outer is g:
+        yield g
+        return
+    stack = g._name_stack
+    with outer.as_default(), outer.control_dependencies(None), outer.name_scope(stack + "/" if stack else None):
+        yield outer
+
+
 class Variable:
     """A resource variable: a handle op, an initializer (`v/Assign`) and reads."""
 
     def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, shape=None,
                  _initializer_fn=None):
-        g = get_default_graph()
+        with _init_scope() as g:
+            self._build(g, initial_value, name, dtype, shape, _initializer_fn)
+        self._trainable = trainable
+        g.add_to_collection(GLOBAL_VARIABLES, self)
+        if trainable:
+            g.add_to_collection(TRAINABLE_VARIABLES, self)
+
+    def _build(self, g, initial_value, name, dtype, shape, _initializer_fn):
         with g.name_scope(name or "Variable") as scope:
             self._name = scope[:-1]
             with g.name_scope("Initializer"):
@@ -99,10 +125,6 @@ class Variable:
             self._initial_value = init
             with g.name_scope("Read"):
                 self._graph_element = self._read()
-        self._trainable = trainable
-        g.add_to_collection(GLOBAL_VARIABLES, self)
-        if trainable:
-            g.add_to_collection(TRAINABLE_VARIABLES, self)
 
     name = property(lambda self: self._name + ":0")
     op = property(lambda self: self._handle.op)

@@ -71,4 +71,4 @@ def check_body_output(label, i, input_t, loop_shape, out):
         raise ValueError(f"while_loop '{label}': Input tensor '{input_t.name}' (loop variable #{i}) enters the loop "
                          f"with shape {input_t.shape}, but has shape {out.shape} after one iteration. To allow the "
                          f"shape to vary across iterations, use the `shape_invariants` argument of tf.while_loop to "
-                         f"specify a less-specific shape, e.g. {allowed!r} for this variable.")
+                         f"specify a less-specific shape. For this variable {allowed!r} would do.")

@@ -16,7 +16,8 @@ class MemoryEvent(NamedTuple):
 
 
 class MemoryLog:
-    def __init__(self):
+    def __init__(self, graph=None):
+        self.graph = graph  # the run's graph, where a drawing finds the value each stack holds (`stack of x`)
         self.events = []
         self._held = {}
         self.peak_bytes = 0

@@ -198,7 +198,7 @@ class Session:
         executor = self._executor(flat_fetches, targets, feed_tensors, compiling, traced=trace is not None)
         compiling()
         static = executor.static if trace is None and step.deadline is None else None
-        self._state.memory = MemoryLog() if trace is not None else None
+        self._state.memory = MemoryLog(self._graph) if trace is not None else None
         self._running = static
         self._state.functions.step = step
         if self._memory is not None:

@@ -835,3 +835,131 @@ def tf_map_fn_test_map_shape(tf):
     p = tf.placeholder(tf.float32)
     u = tf.map_fn(lambda e: e, p)
     return {"y0": y[0], "y1": y[1], "u": u}, {p: [1., 2.]}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 18, part 4: what TensorFlow's own control-flow tests (tools/tf_suite.py) found, one program per fix
+
+
+@program(match={"v1": "is in a while loop. See info log for more details.", "v2": "is not an element of this graph"},
+         modes=("v1",))
+def tf_suite_value_from_inside_a_loop_is_refused(tf):
+    # control_flow_ops_py_test.ControlFlowContextCheckTest.testInvalidContext: TensorFlow's text, matched there
+    def body(i):
+        body.inner = tf.constant(1)
+        return i + 1
+    tf.while_loop(lambda i: i < 3, body, [tf.constant(0)])
+    return {"r": body.inner + 1}, {}
+
+
+@program(match="after one iteration. To allow the shape to vary across iterations, use the `shape_invariants` "
+               "argument of tf.while_loop to specify a less-specific shape.")
+def tf_suite_loop_shape_change_message(tf):
+    # control_flow_ops_py_test.testWhileShapeInferenceBadShape matches this sentence up to its full stop
+    r = tf.while_loop(lambda i, j: i < 2, lambda i, j: [i + 1, tf.concat([j, j], 0)], [tf.constant(0), tf.ones([2, 2])])
+    return {"r": r[1]}, {}
+
+
+@program
+def tf_suite_body_shape_from_captured_constant(tf):
+    # while_v2_test.testReshapeShape / testFillOpsShape*: a shape built from a constant the body captures is known
+    shape = tf.constant([3, 4])
+
+    def body(i, u):
+        ext = tf.concat([[5], shape], axis=0)
+        return i + 1, tf.reshape(tf.reshape(u, [-1]) + 1.0, ext) + tf.zeros(ext) + tf.fill(ext, 1.0)
+    r = tf.while_loop(lambda i, _: i < 3, body, [0, tf.zeros([5, 3, 4])])
+    return {"r": r[1]}, {}
+
+
+@program
+def tf_suite_get_variable_in_map_fn_body(tf):
+    # map_fn_test.testMap_Scoped (and scan/foldl/foldr's): a variable made in the body lives outside the loop
+    def double_scoped(x):
+        with tf.variable_scope("body"):
+            two = tf.get_variable("two", [], dtype=tf.int32, initializer=tf.constant_initializer(2))
+            return x * two
+    with tf.variable_scope("root", reuse=tf.AUTO_REUSE):
+        r = tf.map_fn(double_scoped, tf.constant([1, 2, 3]))
+        s = tf.scan(lambda a, x: a + double_scoped(x), tf.constant([1, 2, 3]))
+    found = tf.constant([v.name == "root/body/two:0" for v in tf.trainable_variables()])  # one, named as outside
+    return {"r": r, "s": s, "found": found}, {INIT: tf.global_variables_initializer()}
+
+
+@program
+def tf_suite_bfloat16(tf):
+    # scan_ops_test's dtypes: tf.bfloat16 arithmetic, casts and a gradient
+    x = tf.cast(tf.constant([1.5, -2.25, 3.0]), tf.bfloat16)
+    y = x * x + x
+    (g,) = tf.gradients(tf.reduce_sum(y), x)
+    return {"y": y, "g": g, "f": tf.cast(y, tf.float32)}, {}
+
+
+@program
+def tf_suite_cumsum_cumprod(tf):
+    # scan_ops_test: Cumsum and Cumprod with exclusive/reverse, and their gradients
+    x = tf.constant([[1., 2., 3.], [4., 5., 6.]])
+    outs = {f"sum_{e}_{r}": tf.cumsum(x, 1, exclusive=e, reverse=r) for e in (False, True) for r in (False, True)}
+    outs["prod"] = tf.cumprod(x, 0, exclusive=True)
+    outs["g"] = tf.gradients(tf.reduce_sum(tf.cumprod(x, 1) * x), x)[0]
+    return outs, {}
+
+
+@program(match="Expected scan axis in the range [-2, 2)")
+def tf_suite_cumsum_axis_out_of_range(tf):
+    return {"r": tf.cumsum(tf.constant([[1., 2.], [3., 4.]]), 2)}, {}
+
+
+@program
+def tf_suite_tensor_array_split_int32_lengths(tf):
+    # tensor_array_ops_test.testTensorArraySplitRead / testSplitShape: int32 lengths are cast; equal constant
+    # lengths give the elements a static shape
+    value = tf.constant([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, infer_shape=True).split(value, tf.constant([1, 1, 1]))
+    tb = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(value, [1, 2])
+    return {"r0": ta.read(0), "b1": tb.read(1)}, {}
+
+
+@program(match={"v1": "Concat saw a scalar shape at index 0 but requires at least vectors",
+                "v2": "Concat saw a scalar shape at index 0 but requires at least vectors"})
+def tf_suite_tensor_array_concat_of_scalars(tf):
+    ta = tf.TensorArray(tf.float32, size=3, infer_shape=False)
+    return {"c": ta.write(0, 3.0).write(1, 4.0).write(2, [3.0]).concat()}, {}
+
+
+@program(match={"v1": "TensorArray has inconsistent shapes", "v2": "Incompatible ranks"})
+def tf_suite_tensor_array_concat_of_ranks_that_differ(tf):
+    ta = tf.TensorArray(tf.float32, size=3, infer_shape=False)
+    return {"c": ta.write(0, [3.0]).write(1, [4.0]).write(2, [[3.0]]).concat()}, {}
+
+
+@program(match={"v1": "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is 1 and value's "
+                      "shape is: [3]", "v2": "Unused values in tensor. Length of tensor: 3 Values used: 1"})
+def tf_suite_tensor_array_split_lengths_short(tf):
+    return {"f": tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], [1]).flow}, {}
+
+
+@program(match="Expected lengths to be a vector, received shape: []")
+def tf_suite_tensor_array_split_scalar_lengths(tf):
+    lengths = tf.placeholder(tf.int64)
+    return {"f": tf.TensorArray(tf.float32, size=3).split([1.0, 2.0, 3.0], lengths).flow}, {lengths: 1}
+
+
+@program
+def tf_suite_tensor_array_of_strings(tf):
+    # tensor_array_ops_test's string converter: numpy bytes written into a tf.string TensorArray
+    ta = tf.TensorArray(tf.string, size=3).unstack(np.array([b"a", b"bc", b"def"]))
+    return {"same": tf.equal(ta.stack(), tf.constant([b"a", b"bc", b"deg"]))}, {}
+
+
+@program
+def tf_suite_switch_merge_indexed_slices(tf):
+    # control_flow_ops_py_test.testSwitchMergeIndexedSlices and with_dependencies: component by component
+    if tf.__name__.startswith("tensorflow"):
+        from tensorflow.python.ops import control_flow_ops as cfo
+    else:
+        from cfnb.ops import control_flow_ops as cfo
+    data = tf.IndexedSlices(tf.constant([1, 2, 3]), tf.constant([0, 2, 4]), tf.constant([6]))
+    merged = cfo.merge(cfo.switch(data, tf.constant(True)))[0]
+    gated = cfo.with_dependencies([tf.no_op()], merged)
+    return {"values": gated.values, "indices": gated.indices, "dense_shape": gated.dense_shape}, {}
