@@ -1,12 +1,17 @@
 # Two commands for a fresh Debian/Ubuntu machine (see README):
-#   make test   set everything up, then run every test (unit tests, conformance, nbval notebooks)
+#   make test   set everything up, then run every test (unit tests, conformance, nbval notebooks) on
+#               every core, leaving out the long randomized runs
+#   make test-all   the same, with the long randomized runs (the whole fuzz corpus, more hypothesis examples)
 #   make lab    set everything up, then open the course in JupyterLab
 #   make book   set everything up, then build the course as a static website in build/book/
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: test lab book book-js setup dot chromium conformance bench lint clean
+# pytest-xdist workers for `make test` (auto: one per core; WORKERS=0 runs in this process, for a debugger)
+WORKERS ?= auto
+
+.PHONY: test test-all lab book book-js setup dot chromium conformance bench lint clean
 
 $(VENV)/.installed-test: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -50,7 +55,11 @@ setup: $(VENV)/.installed-book dot chromium book-js
 
 test: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(WORKERS)
+
+test-all: setup
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n $(WORKERS) -m "long or not long"
 
 # tools/lab.py serves the repository's root (so the notebooks' links to docs/ work), opens the first chapter,
 # turns JupyterLab's first-start news pop-up off in this environment's settings, and passes --allow-root as

@@ -60,8 +60,15 @@ def run_placed(build, mode, seed):
     return {key: conformance.np.asarray(v) for key, v in values.items()}
 
 
-@pytest.mark.parametrize("name", list(programs.PROGRAMS))
-@pytest.mark.parametrize("mode", ["v1", "v2", "v2 strict", "v1 pooled", "v2 pooled"])
+MODES = ["v1", "v2", "v2 strict", "v1 pooled", "v2 pooled"]
+# Pooled, the 10,000-iteration counter sends every kernel of every iteration through a worker pool (25 s on two
+# cores): `make test-all` runs it (the `long` mark); `make test` runs it unpooled, and pools every other program.
+LONG = {("v1 pooled", "t13_long_counter"), ("v2 pooled", "t13_long_counter")}
+CASES = [pytest.param(mode, name, id=f"{mode}-{name}", marks=[pytest.mark.long] if (mode, name) in LONG else [])
+         for mode in MODES for name in programs.PROGRAMS]
+
+
+@pytest.mark.parametrize(("mode", "name"), CASES)
 def test_random_placement_keeps_values(name, mode, control_flow_mode, monkeypatch):
     form = mode.split()[0]
     want = EXPECTED[form][name]

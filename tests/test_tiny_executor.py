@@ -1,6 +1,6 @@
 """docs/tiny_executor.py states the executor's rules in a page; here it must agree with cfnb/runtime/executor.py.
 
-On the executor-rule programs (test_executor_rules.py's) and the course's loops (chapters 01-07), both run the same
+On the executor-rule programs (test_executor.py's) and the course's loops (chapters 01-07), both run the same
 graph: they must fetch the same values (bit for bit, dtype included) and fire the same nodes, in the same frame
 instances and iterations, live or dead, with the same values, in the same order.
 """
@@ -9,7 +9,7 @@ import pathlib
 
 import numpy as np
 import pytest
-from test_executor_rules import _hand_built_loop
+from test_executor import _hand_built_loop
 
 import cfnb as tf
 from cfnb.ops import control_flow_ops as cf

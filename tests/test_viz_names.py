@@ -147,3 +147,20 @@ def test_forward_and_backward_primitives_never_look_alike(kind):
     d = viz.drawing(tf.get_default_graph(), detail="primitives")
     labels = [e.label for e in d.plan.elements.values() if e.kind == "op" and f"({kind})" in e.attrs["tooltip"]]
     assert len(labels) == len(set(labels)) > 1
+
+
+def test_the_memory_timeline_names_each_stack_by_what_it_holds():
+    """The legend says `stack of Tanh`, with the StackV2's own name after it, not the bare node name."""
+    import re
+
+    import numpy as np
+    g = tf.Graph()
+    with g.as_default():
+        x, w = tf.constant(np.ones(3, np.float32)), tf.constant(np.ones(3, np.float32))
+        _, v = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, tf.tanh(v * w)), [0, x])
+        grads = tf.gradients(tf.reduce_sum(v), [x, w])
+        meta = tf.RunMetadata()
+        with tf.Session() as sess:
+            sess.run(grads, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta)
+    svg = viz.memory_timeline(meta.memory)._repr_mimebundle_()["image/svg+xml"]
+    assert "stack of Tanh (gradients/while/Tanh_grad/TanhGrad/f_acc)" in re.findall(r"—— ([^<]*)<", svg)

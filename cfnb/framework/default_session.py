@@ -16,6 +16,8 @@ def get_default_session():
 
 
 def push_session(session):
+    """Make `session` the default for `Tensor.eval`/`Operation.run` until it is popped (what TensorFlow's
+    `Session.as_default` does on entering `with sess:`)."""
     _default_session_stack.append(session)
 
 

@@ -38,6 +38,8 @@ def forced():
 
 
 def check(rules):
+    """`rules` if it names a known set of dtype rules ("tensorflow" or "numpy"), else a ValueError
+    naming both: a typo must not silently fall back to TensorFlow's rules."""
     if rules not in ALL_RULES:
         raise ValueError(f"dtype_rules must be {TENSORFLOW_RULES!r} or {NUMPY_RULES!r}, got {rules!r}")
     return rules

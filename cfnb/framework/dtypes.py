@@ -19,22 +19,29 @@ class DType:
 
     @property
     def base_dtype(self):
+        """The dtype itself: cfnb has no reference dtypes (TensorFlow's `float32_ref`), so code written
+        against `DType.base_dtype` runs unchanged."""
         return self
 
     @property
     def is_floating(self):
+        """Whether values are real floating point, bfloat16 included (TensorFlow's `DType.is_floating`): the dtypes
+        `gradients()` differentiates."""
         return self._np is not None and (self._np.kind == "f" or self._np == _BFLOAT16_NP)
 
     @property
     def is_integer(self):
+        """Whether values are signed or unsigned integers (TensorFlow's `DType.is_integer`)."""
         return self._np is not None and self._np.kind in "iu"
 
     @property
     def is_unsigned(self):
+        """Whether values are unsigned integers (TensorFlow's `DType.is_unsigned`)."""
         return self._np is not None and self._np.kind == "u"
 
     @property
     def is_complex(self):
+        """Whether values are complex (TensorFlow's `DType.is_complex`)."""
         return self._np is not None and self._np.kind == "c"
 
     @property
@@ -44,22 +51,28 @@ class DType:
 
     @property
     def size(self):
+        """Bytes per element (TensorFlow's `DType.size`), 1 for variant and resource handles; device memory
+        accounting multiplies it by the element count."""
         return self._np.itemsize if self._np is not None and self._np.kind != "O" else 1
 
     @property
     def min(self):
+        """The smallest representable value (TensorFlow's `DType.min`)."""
         return np.iinfo(self._np).min if self.is_integer else float(ml_dtypes.finfo(self._np).min)
 
     @property
     def max(self):
+        """The largest representable value (TensorFlow's `DType.max`)."""
         return np.iinfo(self._np).max if self.is_integer else float(ml_dtypes.finfo(self._np).max)
 
     @property
     def is_bool(self):
+        """Whether this is `bool` (TensorFlow's `DType.is_bool`): the only dtype a Switch predicate may have."""
         return self._np is not None and self._np.kind == "b"
 
     @property
     def is_numeric(self):
+        """Whether values are numbers: integer, floating or complex (TensorFlow's `DType.is_numeric`)."""
         return self.is_floating or self.is_integer or self.is_complex
 
     def __repr__(self):

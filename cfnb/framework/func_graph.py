@@ -34,13 +34,19 @@ class FuncGraph(Graph):
 
     @property
     def external_captures(self):
+        """The outer tensors this function captured, in capture order (TensorFlow's
+        `FuncGraph.external_captures`): the extra inputs a call of the function passes."""
         return [c[0] for c in self.captures]
 
     @property
     def internal_captures(self):
+        """The placeholders that stand for the captured tensors inside the function (TensorFlow's
+        `FuncGraph.internal_captures`), in the order of `external_captures`."""
         return [c[1] for c in self.captures]
 
     def add_argument(self, dtype, shape, name):
+        """A Placeholder for one of the function's inputs, appended to `inputs`; it takes no control
+        inputs from the block it is made in (TensorFlow's `_create_substitute_placeholder`): the call feeds it."""
         # An argument is fed by the call, so it takes no control inputs from the block it is created in
         # (TensorFlow's _create_substitute_placeholder); the ops reading it get them.
         with self.as_default(), self.control_dependencies(None):
@@ -102,10 +108,14 @@ class FuncGraph(Graph):
         return False
 
     def create_op(self, op_type, inputs, attrs=None, name=None, compute_device=True):
+        """`Graph.create_op`, with every input from another graph captured first (TensorFlow's
+        `FuncGraph._create_op_internal`): this is how a function body refers to tensors outside it."""
         inputs = [self.capture(t) if isinstance(t, Tensor) and t.graph is not self else t for t in inputs]
         return super().create_op(op_type, inputs, attrs, name, compute_device)
 
     def is_stateful(self):
+        """Whether any op of the function, or of a function it calls, is stateful: a functional op
+        over it is then `If`/`While` rather than `StatelessIf`/`StatelessWhile`, as cond_v2 and while_v2 decide."""
         for op in self._ops:
             if get_op_def(op.type).stateful:
                 return True

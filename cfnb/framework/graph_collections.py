@@ -24,6 +24,7 @@ class GraphKeys:
 
 
 def add_to_collection(name, value):
+    """`tf.add_to_collection`: add `value` to a collection of the default graph."""
     get_default_graph().add_to_collection(name, value)
 
 

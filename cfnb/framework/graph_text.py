@@ -31,6 +31,8 @@ def _attr_text(value):
 
 
 def value_text(value):
+    """A constant's value as short text for `Graph.as_text`: a scalar as itself, an array by its first six
+    elements, so that golden texts stay readable."""
     arr = np.asarray(value)
     if arr.ndim == 0:
         v = arr.item()
@@ -41,6 +43,8 @@ def value_text(value):
 
 
 def op_to_text(op):
+    """One op as one line of `Graph.as_text`: `name = Type(inputs, ^control) {attrs} -> dtype[shape]`, in
+    TensorFlow's names; attrs that only the drawing uses are left out."""
     args = [_tensor_ref(t) for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs]
     attrs = {k: v for k, v in sorted(op.attr.items())
              if k not in _HIDDEN_ATTRS and not k.startswith("_cfnb_") and v is not None}  # _cfnb_: names to draw

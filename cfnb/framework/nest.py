@@ -12,6 +12,8 @@ def _is_namedtuple(x):
 
 
 def is_nested(x):
+    """Whether `x` is a structure nest walks into (list, tuple, namedtuple, dict), not a leaf (TensorFlow's
+    `nest.is_nested`)."""
     return isinstance(x, (list, tuple, Mapping))
 
 
@@ -22,6 +24,8 @@ def _children(x):
 
 
 def flatten(structure):
+    """The leaves of `structure` in order, dict values by sorted key (TensorFlow's `nest.flatten`): how loop
+    variables and cond results become the flat tensor lists the graph holds."""
     if not is_nested(structure):
         return [structure]
     out = []
@@ -44,6 +48,8 @@ def _rebuild(template, children):
 
 
 def pack_sequence_as(structure, flat_sequence):
+    """The inverse of `flatten` (TensorFlow's `nest.pack_sequence_as`): `flat_sequence` rebuilt into the
+    shape of `structure`, so a `while_loop` returns loop variables structured as they were given."""
     flat_sequence = list(flat_sequence)
     if not is_nested(structure):
         if len(flat_sequence) != 1:
@@ -66,6 +72,7 @@ def pack_sequence_as(structure, flat_sequence):
 
 
 def map_structure(fn, *structures):
+    """`fn` applied leaf by leaf to structures of the same shape (TensorFlow's `nest.map_structure`)."""
     flats = [flatten(s) for s in structures]
     for s in structures[1:]:
         assert_same_structure(structures[0], s)

@@ -38,6 +38,9 @@ class Operation:
     _JOURNAL_FIELDS = ("_inputs", "_outputs", "_attrs", "_control_inputs", "_control_outputs", "_control_flow_context")
 
     def __init__(self, graph, op_type, name, inputs, attrs, device):
+        """A node as `Graph.create_op` makes it (TensorFlow's `Operation.__init__`, built from a NodeDef): it
+        takes the graph's current control-flow context, registers itself as a consumer of each input, and
+        its output tensors' dtypes and shapes come from the op's registered shape function."""
         self._graph = graph
         self._type = op_type
         self._name = name
@@ -64,9 +67,12 @@ class Operation:
 
     @property
     def attr(self):
+        """The op's attributes by name (a NodeDef's `attr` map), the live dict."""
         return self._attrs
 
     def get_attr(self, name):
+        """One attribute's value (TensorFlow's `Operation.get_attr`): e.g. an Enter's `frame_name`, a
+        While's `body` function; a missing one is a ValueError, as in TensorFlow."""
         try:
             return self._attrs[name]
         except KeyError:
@@ -176,6 +182,8 @@ class Graph(FeedFetchRules):
 
     # --- reading -----------------------------------------------------------------------
     def get_operations(self):
+        """Every op of the graph in creation order (TensorFlow's `Graph.get_operations`), a copy, so a caller
+        may add ops while it iterates."""
         return list(self._ops)
 
     def get_operation_by_name(self, name):
@@ -188,6 +196,8 @@ class Graph(FeedFetchRules):
             raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
 
     def get_tensor_by_name(self, name):
+        """The tensor named `"<op>:<index>"` (TensorFlow's `Graph.get_tensor_by_name`), with
+        TensorFlow's errors: an op's name is a ValueError, a missing op or output a KeyError."""
         if ":" not in name:
             what = "refers to an Operation" if name in self._ops_by_name else "looks like an (invalid) Operation name"
             raise ValueError(f"The name '{name}' {what}, not a Tensor. "
@@ -204,6 +214,8 @@ class Graph(FeedFetchRules):
                            f"'{op_name}', exists but only has {len(op.outputs)} outputs.") from None
 
     def as_graph_element(self, obj):
+        """A fetch or feed as the Tensor or Operation it names (TensorFlow's `Graph.as_graph_element`):
+        a tensor name, an op name, a Tensor, an Operation, or an object that knows its graph element (a Variable)."""
         if isinstance(obj, (Tensor, Operation)):
             if obj.graph is not self:
                 raise ValueError(f"{obj} is not an element of this graph.")
@@ -216,6 +228,8 @@ class Graph(FeedFetchRules):
 
     @property
     def version(self):
+        """A number that grows with every op added: a Session's cached executors are rebuilt when it
+        changes (TensorFlow's `Graph.version`)."""
         return self._version
 
     def as_text(self, **kwargs):
@@ -233,6 +247,7 @@ class Graph(FeedFetchRules):
 
     # --- names ---------------------------------------------------------------------------
     def get_name_scope(self):
+        """The current name scope, without a trailing slash (TensorFlow's `Graph.get_name_scope`)."""
         return self._name_stack
 
     def unique_name(self, name, mark_as_used=True):
@@ -365,6 +380,8 @@ class Graph(FeedFetchRules):
 
     @contextlib.contextmanager
     def as_default(self):
+        """Make this the default graph for the `with` block (TensorFlow's `Graph.as_default`): ops built in
+        the block go into it. Graphs nest as a stack."""
         _default_graph_stack.append(self)
         try:
             yield self
@@ -373,15 +390,21 @@ class Graph(FeedFetchRules):
 
     # --- collections ------------------------------------------------------------------
     def add_to_collection(self, name, value):
+        """Append `value` to the named collection (TensorFlow's `Graph.add_to_collection`), e.g. the
+        variables `global_variables_initializer` initializes."""
         self._collections.setdefault(name, []).append(value)
 
     def get_collection(self, name, scope=None):
+        """A copy of the named collection, filtered by name prefix when `scope` is given (TensorFlow's
+        `Graph.get_collection`)."""
         items = self._collections.get(name, [])
         if scope is None:
             return list(items)
         return [i for i in items if getattr(i, "name", "").startswith(scope)]
 
     def get_collection_ref(self, name):
+        """The named collection itself, for in-place changes (TensorFlow's
+        `Graph.get_collection_ref`)."""
         return self._collections.setdefault(name, [])
 
     # --- the function library (functional If/While bodies) ---------------------------------
@@ -390,6 +413,8 @@ class Graph(FeedFetchRules):
 
     @property
     def functions(self):
+        """The graph's function library: name to FuncGraph, the bodies and branches of its functional While
+        and If ops (TensorFlow keeps them in the GraphDef's `library`)."""
         return dict(self._functions)
 
     # --- creating ops -----------------------------------------------------------------------
@@ -457,10 +482,14 @@ _global_default_graph = [Graph()]
 
 
 def get_default_graph():
+    """The graph new ops go into (TensorFlow's `tf.compat.v1.get_default_graph`): the innermost
+    `Graph.as_default`, else the global default graph."""
     return _default_graph_stack[-1] if _default_graph_stack else _global_default_graph[0]
 
 
 def reset_default_graph():
+    """Replace the global default graph by an empty one (TensorFlow's `reset_default_graph`),
+    refused inside a `with graph.as_default()`, with TensorFlow's message."""
     if _default_graph_stack:
         raise AssertionError("Do not use tf.reset_default_graph() to clear nested graphs. If you need a "
                              "cleared graph, exit the nesting and create a new graph.")
@@ -481,10 +510,12 @@ def name_scope(name, default_name=None, values=None):
 
 
 def control_dependencies(control_inputs):
+    """`tf.control_dependencies`: the default graph's `Graph.control_dependencies`."""
     return get_default_graph().control_dependencies(control_inputs)
 
 
 def device(device_name):
+    """`tf.device`: the default graph's `Graph.device`."""
     return get_default_graph().device(device_name)
 
 

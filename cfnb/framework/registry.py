@@ -30,6 +30,9 @@ class OpDef:
 
 
 def register_op(type, infer, kernel=None, stateful=False, multi_output=False, needs_state=False):
+    """Register an op type: its shape function (`infer`), its kernel and flags (TensorFlow's `REGISTER_OP`
+    and `REGISTER_KERNEL_BUILDER` in one). A type registered twice is a KeyError, so two modules never fight over
+    one op."""
     if type in _REGISTRY:
         raise KeyError(f"Op type {type!r} is registered twice")
     _REGISTRY[type] = OpDef(type, infer, kernel, stateful, multi_output, needs_state)
@@ -37,6 +40,8 @@ def register_op(type, infer, kernel=None, stateful=False, multi_output=False, ne
 
 
 def get_op_def(type):
+    """The registered definition of an op type (TensorFlow's `OpRegistry::LookUp`); an unknown type is a
+    KeyError naming it."""
     try:
         return _REGISTRY[type]
     except KeyError:
@@ -44,6 +49,8 @@ def get_op_def(type):
 
 
 def registered_types():
+    """Every registered op type, sorted: what the GraphDef bridge and its tests check against
+    TensorFlow's op list."""
     return sorted(_REGISTRY)
 
 
@@ -59,8 +66,12 @@ class RegisterGradient:
 
 
 def NotDifferentiable(op_type):  # noqa: N802 - TensorFlow's name
+    """Declare that `op_type` has no gradient (TensorFlow's `ops.NotDifferentiable`): `gradients()`
+    then gives None through it instead of failing."""
     get_op_def(op_type).grad = "none"
 
 
 def get_gradient_function(op):
+    """The gradient function registered for `op`'s type (TensorFlow's
+    `ops.get_gradient_function`), "none" for a NotDifferentiable type, None when there is none."""
     return get_op_def(op.type).grad

@@ -34,20 +34,28 @@ class Tensor:
 
     @property
     def name(self):
+        """`"<op name>:<output index>"`, TensorFlow's tensor name: what feeds, fetches and
+        `Graph.get_tensor_by_name` use."""
         return f"{self._op.name}:{self._value_index}"
 
     @property
     def shape(self):
+        """The static shape inferred when the op was built (TensorFlow's `Tensor.shape`); dimensions may be
+        unknown (None)."""
         return self._shape
 
     def get_shape(self):
+        """The same as `shape` (TensorFlow's `Tensor.get_shape`)."""
         return self._shape
 
     def set_shape(self, shape):
+        """Refine the static shape with what the caller knows (TensorFlow's `Tensor.set_shape`): merged with
+        the inferred shape, an incompatible shape is a ValueError."""
         build_journal.note(self)
         self._shape = self._shape.merge_with(shape)
 
     def consumers(self):
+        """The ops that take this tensor as an input (TensorFlow's `Tensor.consumers`)."""
         return list(self._consumers)
 
     def __repr__(self):

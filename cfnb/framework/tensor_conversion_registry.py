@@ -77,4 +77,5 @@ def _prefixed(message, name):
 
 
 def convert_n_to_tensor(values, dtype=None, name=None):
+    """Each value as a tensor (TensorFlow's `ops.convert_n_to_tensor`)."""
     return [convert_to_tensor(v, dtype=dtype, name=name) for v in values]

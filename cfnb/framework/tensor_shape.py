@@ -37,6 +37,8 @@ class Dimension:
         return hash(self._value)
 
     def is_compatible_with(self, other):
+        """Whether two dimensions may be the same: equal, or one unknown (TensorFlow's
+        `Dimension.is_compatible_with`)."""
         other = dimension_value(other)
         return self._value is None or other is None or self._value == other
 
@@ -79,19 +81,26 @@ class TensorShape:
 
     @property
     def ndims(self):
+        """The rank, None when unknown (TensorFlow's `TensorShape.ndims`)."""
         return None if self._dims is None else len(self._dims)
 
     rank = ndims
 
     def as_list(self):
+        """The dimensions as a list, None for an unknown one; an unknown rank is a ValueError
+        (TensorFlow's `TensorShape.as_list`)."""
         if self._dims is None:
             raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self._dims)
 
     def is_fully_defined(self):
+        """Whether the rank and every dimension are known (TensorFlow's
+        `TensorShape.is_fully_defined`)."""
         return self._dims is not None and all(d is not None for d in self._dims)
 
     def num_elements(self):
+        """The number of elements when the shape is fully defined, else None (TensorFlow's
+        `TensorShape.num_elements`)."""
         if not self.is_fully_defined():
             return None
         n = 1
@@ -118,6 +127,8 @@ class TensorShape:
 
     # --- compatibility -------------------------------------------------------------------
     def is_compatible_with(self, other):
+        """Whether two shapes may describe the same tensor (TensorFlow's
+        `TensorShape.is_compatible_with`): an unknown rank or dimension matches anything."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return True
@@ -126,6 +137,8 @@ class TensorShape:
         return all(a is None or b is None or a == b for a, b in zip(self._dims, other._dims))
 
     def merge_with(self, other):
+        """The most specific shape both shapes allow (TensorFlow's `TensorShape.merge_with`); a
+        ValueError when they are not compatible."""
         other = as_shape(other)
         if self._dims is None:
             return other
@@ -136,18 +149,25 @@ class TensorShape:
         return TensorShape([a if a is not None else b for a, b in zip(self._dims, other._dims)])
 
     def most_specific_compatible_shape(self, other):
+        """The most specific shape compatible with both (TensorFlow's
+        `most_specific_compatible_shape`): dimensions that differ become unknown. A loop variable whose shape changes
+        across iterations gets this shape when shape invariants are relaxed."""
         other = as_shape(other)
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return TensorShape(None)
         return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
 
     def concatenate(self, other):
+        """The dimensions of both shapes, one after the other (TensorFlow's
+        `TensorShape.concatenate`); unknown if either rank is."""
         other = as_shape(other)
         if self._dims is None or other._dims is None:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
     def with_rank(self, rank):
+        """This shape if it has rank `rank` (an unknown rank becomes that many unknown dimensions),
+        else a ValueError (TensorFlow's `TensorShape.with_rank`)."""
         if self._dims is None:
             return TensorShape([None] * rank)
         if len(self._dims) != rank:
@@ -189,10 +209,12 @@ def as_shape(shape):
 
 
 def unknown_shape(rank=None):
+    """A shape of unknown rank, or of `rank` unknown dimensions (TensorFlow's `tensor_shape.unknown_shape`)."""
     return TensorShape(None if rank is None else [None] * rank)
 
 
 def scalar():
+    """The shape of a scalar, `[]` (TensorFlow's `tensor_shape.TensorShape([])`)."""
     return TensorShape([])
 
 

@@ -21,6 +21,7 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        """The spec (shape, dtype, name) of an existing tensor (TensorFlow's `TensorSpec.from_tensor`)."""
         return cls(tensor.shape, tensor.dtype, name or tensor.op.name)
 
     def is_compatible_with(self, spec_or_tensor):

@@ -28,6 +28,12 @@ def _dense(grads):
 
 @RegisterGradient("Switch")
 def _switch_grad(op, *grad):
+    """The gradient of a Switch is a Merge of its two outputs' gradients (TensorFlow's `_SwitchGrad`).
+
+    In a cond only the taken branch sends a gradient, so merging the two sides gives it back. In a loop the
+    Switch is visited twice: first from the Exit side, where a Merge is made whose back edge does not exist
+    yet (kept in `grad_state.switch_map`), then from the body side, which closes that back edge with a
+    NextIteration: the gradient loop's Merge is built from the forward loop's Switch."""
     op_ctxt = op._control_flow_context
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if not isinstance(op_ctxt, CondContext):
@@ -61,6 +67,12 @@ def _switch_grad(op, *grad):
 
 @RegisterGradient("Merge")
 def _merge_grad(op, grad, _):
+    """The gradient of a Merge is a Switch on the same predicate (TensorFlow's `_MergeGrad`): the gradient goes
+    back only to the input that produced the value.
+
+    In a while loop the predicate is the gradient loop's pivot (loop again or exit); in a cond it is the cond's
+    predicate, which for a cond inside a loop must be this iteration's value, so it is pushed on a stack in the
+    forward loop and popped in the gradient loop. A Merge outside any context switches on `value_index`."""
     op_ctxt = control_flow_util.GetOutputContext(op.inputs[0].op)
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if not isinstance(op_ctxt, CondContext):
@@ -90,6 +102,9 @@ def _merge_grad(op, grad, _):
 
 @RegisterGradient("Exit")
 def _exit_grad(op, grad):
+    """The gradient of an Exit is an Enter into the gradient loop's frame (TensorFlow's `_ExitGrad`): the
+    backward loop starts where the forward loop ended. Recorded in `loop_enters` so that the gradient
+    loop's Merges can be built; a gradient of a gradient loop (second order) is refused, as in v1 TensorFlow."""
     op_ctxt = op._control_flow_context
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if not grad_ctxt.back_prop:
@@ -112,6 +127,9 @@ def _next_iteration_grad(_, grad):
 
 @RegisterGradient("Enter")
 def _enter_grad(op, grad):
+    """The gradient of an Enter is an Exit from the gradient loop (TensorFlow's `_EnterGrad`). A loop invariant
+    (`is_constant` Enter) is read in every iteration, so its gradient is the sum over iterations: an
+    accumulator added by `AddBackpropAccumulator` instead of an Exit."""
     grad_ctxt = get_default_graph()._get_control_flow_context()
     if grad_ctxt is None or not grad_ctxt.back_prop or grad_ctxt.grad_state is None:
         return grad

@@ -19,6 +19,10 @@ from ..ops import array_ops, control_flow_ops, control_flow_util, data_flow_ops,
 
 class GradLoopState:
     def __init__(self, forward_ctxt, outer_grad_state):
+        """The state for one forward loop's gradient (TensorFlow's `_GradLoopState.__init__`): a counter loop
+        added to the forward frame, and the gradient loop's WhileContext whose predicate counts that many
+        iterations down. For a nested loop the trip count is a value of the outer loop, so it goes on the
+        outer loop's history stack and the gradient loop is built inside the outer gradient loop."""
         self._outer_grad_state = outer_grad_state
         self._forward_context = forward_ctxt
         self._forward_sync = None
@@ -201,6 +205,9 @@ class ControlFlowState:
         self._map = {}
 
     def get_grad_state(self, op, before):
+        """The GradLoopState of the loop `op` is in, or None (TensorFlow's
+        `ControlFlowState.GetGradState`). With `before`, an Exit counts as outside its loop: its gradient is built
+        before the gradient loop is entered."""
         if before and control_flow_util.IsLoopExit(op):
             forward_ctxt = op._control_flow_context.outer_context
             if forward_ctxt:
@@ -210,6 +217,9 @@ class ControlFlowState:
         return self._map.get(forward_ctxt) if forward_ctxt else None
 
     def process_unused_loop_exits(self, pending, to_ops_set):
+        """Loop Exits that no path to the ys uses still need a gradient, zeros,
+        for the gradient loop to get all its inputs (TensorFlow's `ProcessUnusedLoopExits`). Returns the Exits to
+        seed once every Exit of their loop has been reached; marks the loops' Enters as still pending."""
         loop_exits = []
         for grad_state in self._map.values():
             for y in grad_state.forward_loop_exits:
@@ -225,16 +235,23 @@ class ControlFlowState:
         return loop_exits
 
     def enter_grad_while_context(self, op, before):
+        """Enter the gradient loop of `op`'s loop, if any, before building `op`'s
+        gradient (TensorFlow's `EnterGradWhileContext`)."""
         grad_state = self.get_grad_state(op, before)
         if grad_state:
             grad_state.grad_context.Enter()
 
     def exit_grad_while_context(self, op, before):
+        """Leave the gradient loop entered by `enter_grad_while_context`
+        (TensorFlow's `ExitGradWhileContext`)."""
         grad_state = self.get_grad_state(op, before)
         if grad_state:
             grad_state.grad_context.Exit()
 
     def add_while_context(self, op, between_op_list, between_ops):
+        """Make the GradLoopState of `op`'s loop on first sight (TensorFlow's
+        `ControlFlowState.AddWhileContext`), and add all the loop's Exits to the ops between xs and ys: the gradient
+        loop needs a gradient for every loop variable, used or not."""
         forward_ctxt = control_flow_util.GetWhileContext(op)
         grad_state = self._map.get(forward_ctxt)
         if grad_state is None:

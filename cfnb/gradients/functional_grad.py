@@ -230,6 +230,11 @@ class _WhileBodyGradFuncGraph(FuncGraph):
         self._forward_outputs = list(forward_body.outputs)
 
     def capture(self, tensor):
+        """Make a forward-body tensor available to the gradient body (TensorFlow's
+        `_WhileBodyGradFuncGraph._capture_helper`). A gradient iteration needs the value the matching forward
+        iteration computed, so a tensor that changes per iteration is pushed on a TensorList in the forward
+        body and popped here; a loop invariant is captured as is, a Const is copied, and a tensor of a graph
+        outside the loop is an ordinary capture."""
         if tensor.graph is not self.forward_graph:
             already = tensor in self._capture_map
             captured = super().capture(tensor)
@@ -324,6 +329,9 @@ def _resource_zeros(handle):
 @RegisterGradient("While")
 @RegisterGradient("StatelessWhile")
 def _while_grad(op, *grads):
+    """The gradient of a functional While is another While (TensorFlow's `while_v2._WhileGrad`): its body is
+    the gradient of the forward body, it runs `total_iters` times (the forward While's first output), and the
+    forward While is rewritten in place to push what the gradient body captures onto TensorLists."""
     cond_graph, body_graph = op.get_attr("cond"), op.get_attr("body")
     g = get_default_graph()
     num_original = op.get_attr("_num_original_outputs")

@@ -13,6 +13,8 @@ from ..ops import array_ops, array_ops_stack, control_flow_ops, math_ops
 
 
 def to_dense(value, dtype=None, name=None):
+    """An IndexedSlices (a gather's gradient) as a dense tensor: an UnsortedSegmentSum of its rows, summing repeated
+    indices, as TensorFlow's `_IndexedSlicesToTensor` does."""
     if dtype is not None and dtypes.as_dtype(dtype) != value.dtype:
         raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for IndexedSlices with "
                          f"dtype {value.dtype.name}")

@@ -355,6 +355,8 @@ RegisterGradient("Min")(_min_or_max_grad)
 
 
 def cumprod(x, axis, exclusive=False, reverse=False):
+    """A Cumprod op (`tf.math.cumprod`): the gradient of Prod is built from exclusive cumulative products, as
+    TensorFlow's `_ProdGrad` does."""
     return apply_op("Cumprod", [("x", x), ("axis", axis)], {"exclusive": exclusive, "reverse": reverse},
                     dtypes={"axis": dtypes.int32}).outputs[0]
 

@@ -10,18 +10,22 @@ from ..ops import array_ops
 
 
 def shape(t, out_type=dtypes.int32):
+    """A tensor's shape as a Const when it is fully known, else a Shape op: TensorFlow's gradient functions use
+    static shapes where they can, and the graphs must match node for node."""
     if t.shape.is_fully_defined():
         return array_ops.constant(t.shape.as_list(), out_type, name="Shape")
     return array_ops.shape(t, out_type=out_type)
 
 
 def size(t, out_type=dtypes.int32):
+    """A tensor's size as a Const when its shape is fully known, else a Size op (as `shape`)."""
     if t.shape.is_fully_defined():
         return array_ops.constant(t.shape.num_elements(), out_type, name="Size")
     return array_ops.size(t, out_type=out_type)
 
 
 def zeros_like(t):
+    """Zeros of a fully known shape as a constant `zeros`, else a ZerosLike op (as `shape`)."""
     if t.shape.is_fully_defined() and t.dtype != dtypes.variant:
         return array_ops.zeros(t.shape.as_list(), t.dtype, name="zeros_like")
     return array_ops.zeros_like(t)

@@ -18,6 +18,8 @@ _VAL_FIELD = {"float16": "half_val", "bfloat16": "half_val", "float32": "float_v
 
 
 def shape_proto(shape, proto=None):
+    """A TensorShape as TensorFlow's `TensorShapeProto`: unknown dimensions are -1, an unknown rank is
+    `unknown_rank`, and a scalar's shape is an empty message that is present."""
     proto = proto if proto is not None else pb().TensorShapeProto()
     proto.SetInParent()  # a scalar's shape is an empty message, present: `tensor_shape {}`
     shape = TensorShape(shape) if not isinstance(shape, TensorShape) else shape
@@ -30,6 +32,7 @@ def shape_proto(shape, proto=None):
 
 
 def shape_of(proto):
+    """A `TensorShapeProto` as a TensorShape (the inverse of `shape_proto`)."""
     if proto.unknown_rank:
         return TensorShape(None)
     return TensorShape([None if d.size < 0 else d.size for d in proto.dim])

@@ -27,9 +27,11 @@ class FileWriter:
             self.add_graph(graph, graph_def=graph_def)
 
     def get_logdir(self):
+        """The directory the event file is written in (TensorFlow's `FileWriter.get_logdir`)."""
         return self._writer.get_logdir()
 
     def add_event(self, event):
+        """Write one Event protobuf, stamped with the wall time if it has none (TensorFlow's `FileWriter.add_event`)."""
         if not event.wall_time:
             event.wall_time = time.time()
         self._writer.add_event(event)
@@ -53,12 +55,15 @@ class FileWriter:
         self.add_event(event)
 
     def flush(self):
+        """Write buffered events to disk, so TensorBoard sees them now (TensorFlow's `FileWriter.flush`)."""
         self._writer.flush()
 
     def close(self):
+        """Flush and close the event file (TensorFlow's `FileWriter.close`)."""
         self._writer.close()
 
     def reopen(self):
+        """Open a new event file after `close` (TensorFlow's `FileWriter.reopen`)."""
         self._writer.reopen()
 
     def __enter__(self):

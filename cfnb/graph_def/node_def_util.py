@@ -41,6 +41,8 @@ def type_name(enum):
 
 
 def node_text(name):
+    """A node's name as TensorFlow's error messages write it, `{{node name}}`, so messages about an imported graph
+    read as TensorFlow's."""
     return f"{{{{node {name}}}}}"
 
 

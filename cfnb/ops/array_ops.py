@@ -114,6 +114,8 @@ def placeholder(dtype, shape=None, name=None):
 
 
 def placeholder_with_default(input, shape, name=None):
+    """`tf.compat.v1.placeholder_with_default`: `input` unless the run feeds this tensor, with the (possibly less
+    specific) static `shape`."""
     return apply_op("PlaceholderWithDefault", [("input", input)], {"shape": as_shape(shape)}, name=name)\
         .outputs[0]
 
@@ -124,16 +126,21 @@ register_op("NoOp", lambda op: [], lambda op: lambda *a: None)
 
 
 def identity(input, name=None):
+    """`tf.identity`: an Identity op, the node control flow hangs things on (pivots, control dependencies, fetching a
+    cond output); a TensorArray makes an Identity of its flow instead."""
     if hasattr(input, "_as_identity"):
         return input._as_identity(name)
     return apply_op("Identity", [("input", input)], name=name, default_name="Identity").outputs[0]
 
 
 def stop_gradient(input, name=None):
+    """`tf.stop_gradient`: the value unchanged, with no gradient through it (`gradients()` treats the op as a
+    constant)."""
     return apply_op("StopGradient", [("input", input)], name=name, default_name="StopGradient").outputs[0]
 
 
 def no_op(name=None):
+    """`tf.no_op`: a NoOp, something to hang control dependencies on."""
     return get_default_graph().create_op("NoOp", [], name=name or "NoOp")
 
 
@@ -154,16 +161,19 @@ register_op("Rank", lambda op: [(dtypes.int32, TensorShape([]))], lambda op: lam
 
 
 def shape(input, name=None, out_type=dtypes.int32):
+    """`tf.shape`: the dynamic shape as a tensor, for when the static shape is not known at build time."""
     return apply_op("Shape", [("input", input)], {"out_type": dtypes.as_dtype(out_type)}, name=name,
                     default_name="Shape").outputs[0]
 
 
 def size(input, name=None, out_type=dtypes.int32):
+    """`tf.size`: the number of elements as a tensor."""
     return apply_op("Size", [("input", input)], {"out_type": dtypes.as_dtype(out_type)}, name=name,
                     default_name="Size").outputs[0]
 
 
 def rank(input, name=None):
+    """`tf.rank`: the number of dimensions as a tensor."""
     return apply_op("Rank", [("input", input)], name=name, default_name="Rank").outputs[0]
 
 
@@ -201,6 +211,7 @@ register_op("Reshape", _reshape_infer,
 
 
 def reshape(tensor, shape, name=None):
+    """`tf.reshape`; one dimension of `shape` may be -1."""
     return apply_op("Reshape", [("tensor", tensor), ("shape", shape)], name=name, default_name="Reshape",
                     dtypes={"shape": dtypes.int32}).outputs[0]
 
@@ -220,6 +231,7 @@ register_op("ExpandDims", _expand_infer, lambda op: lambda x, a: np.expand_dims(
 
 
 def expand_dims(input, axis, name=None):
+    """`tf.expand_dims`: a dimension of size 1 inserted at `axis`."""
     return apply_op("ExpandDims", [("input", input), ("dim", axis)], name=name, default_name="ExpandDims",
                     dtypes={"dim": dtypes.int32}).outputs[0]
 
@@ -254,6 +266,7 @@ register_op("Squeeze", _squeeze_infer,
 
 
 def squeeze(input, axis=None, name=None):
+    """`tf.squeeze`: dimensions of size 1 removed (all, or those in `axis`)."""
     axis = [] if axis is None else ([axis] if isinstance(axis, int) else list(axis))
     return apply_op("Squeeze", [("input", input)], {"squeeze_dims": axis}, name=name,
                     default_name="Squeeze").outputs[0]
@@ -271,6 +284,7 @@ register_op("Transpose", _transpose_infer, lambda op: lambda x, p: np.transpose(
 
 
 def transpose(a, perm=None, name="transpose"):
+    """`tf.transpose`: dimensions permuted by `perm`, reversed when it is None (which needs a known rank)."""
     with get_default_graph().name_scope(name) as scope:
         a = convert_to_tensor(a, name="a")
         if perm is None:
@@ -291,6 +305,7 @@ register_op("Fill", _fill_infer,
 
 
 def fill(dims, value, name=None):
+    """`tf.fill`: a tensor of shape `dims` holding `value` everywhere."""
     return apply_op("Fill", [("dims", dims), ("value", value)], name=name, default_name="Fill",
                     dtypes={"dims": dtypes.int32}).outputs[0]
 
@@ -310,6 +325,7 @@ def zeros(shape, dtype=dtypes.float32, name=None):
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
+    """`tf.ones`, built as TensorFlow builds it: a constant when the shape is static, else a Fill."""
     return _zeros_or_ones(1, shape, dtype, name or "ones")
 
 
@@ -325,11 +341,13 @@ register_op("OnesLike", _same, lambda op: lambda x: _as_value(np.ones_like(x)))
 
 
 def zeros_like(tensor, dtype=None, name=None):
+    """`tf.zeros_like`: a ZerosLike op (the gradient of an unused output), cast when `dtype` is given."""
     t = apply_op("ZerosLike", [("x", tensor)], name=name, default_name="zeros_like").outputs[0]
     return t if dtype is None or dtypes.as_dtype(dtype) == t.dtype else cast(t, dtype)
 
 
 def ones_like(tensor, dtype=None, name=None):
+    """`tf.ones_like`: a OnesLike op (the seed `gradients()` starts from), cast when `dtype` is given."""
     t = apply_op("OnesLike", [("x", tensor)], name=name, default_name="ones_like").outputs[0]
     return t if dtype is None or dtypes.as_dtype(dtype) == t.dtype else cast(t, dtype)
 
@@ -373,6 +391,8 @@ register_op("Range", _range_infer, lambda op: lambda start, limit, delta: op_ker
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name
+    """`tf.range`: start, limit and delta cast to one dtype (the widest of them, as TensorFlow infers it), then a
+    Range op."""
     if limit is None:
         start, limit = 0, start
     with get_default_graph().name_scope(name) as scope:
@@ -387,6 +407,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
 
 
 def convert_dtype(v):
+    """The dtype a Python value becomes under the default graph's dtype rules (TensorFlow's or numpy's)."""
     return infer_dtype(v, get_default_graph().dtype_rules)
 
 
@@ -478,11 +499,13 @@ def _tile_shape(op):
 
 
 def tile(input, multiples, name=None):
+    """`tf.tile`: the tensor repeated `multiples` times along each dimension."""
     return apply_op("Tile", [("input", input), ("multiples", multiples)], name=name, default_name="Tile",
                     dtypes={"multiples": dtypes.int32}).outputs[0]
 
 
 def broadcast_to(x, shape, name=None):
+    """`tf.broadcast_to`: the tensor broadcast to `shape` by numpy's rules."""
     return apply_op("BroadcastTo", [("input", x), ("shape", shape)], name=name, default_name="BroadcastTo",
                     dtypes={"shape": dtypes.int32}).outputs[0]
 

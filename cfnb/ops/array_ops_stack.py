@@ -45,6 +45,8 @@ def _check_same_dtypes(op_type, values):
 
 
 def stack(values, axis=0, name="stack"):
+    """`tf.stack`: a Pack op; Python values take the dtype of the first tensor, and mixed dtypes are refused with
+    TensorFlow's message."""
     with get_default_graph().name_scope(name) as scope:
         tensors = [v for v in values if isinstance(v, Tensor)]
         hint = tensors[0].dtype if tensors else None
@@ -72,6 +74,8 @@ register_op("Unpack", _unpack_infer,
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
+    """`tf.unstack`: an Unpack op into `num` tensors along `axis`; `num` must be known from the static shape when not
+    given, as in TensorFlow."""
     value = convert_to_tensor(value)
     if num is None:
         if value.shape.ndims is None or value.shape[axis] is None:
@@ -109,6 +113,7 @@ register_op("ConcatV2", _concat_infer, lambda op: lambda *xs: np.concatenate(xs[
 
 
 def concat(values, axis, name="concat"):
+    """`tf.concat`: a ConcatV2 op, or just an Identity for one value (as TensorFlow builds it)."""
     if len(values) == 1:
         with get_default_graph().name_scope(name) as scope:
             return identity(values[0], name=scope)

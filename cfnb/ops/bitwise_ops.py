@@ -60,6 +60,8 @@ xor_ = _by_dtype(math_ops.logical_xor, bitwise_xor)
 
 
 def invert_(x, name=None):
+    """Python's `~x` on a tensor: `logical_not` for booleans, else `invert` (bit flip), as numpy's `~` does;
+    TensorFlow's `Tensor.__invert__` is `logical_not` only."""
     return math_ops.logical_not(x, name=name) if x.dtype == dtypes.bool_ else invert(x, name=name)
 
 

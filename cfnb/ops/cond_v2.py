@@ -78,6 +78,10 @@ def _match_inputs(graphs):
 
 
 def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
+    """`tf.cond` under control flow v2 (TensorFlow's `cond_v2.cond_v2`): each branch becomes a function graph and
+    the cond one `If` (or `StatelessIf`) op whose inputs are the branches' captures, matched into one list.
+    Unlike v1's Switch/Merge, nothing of a branch is in the outer graph, so the If is one node that a pass
+    lowers (passes/lowering.py) or the runtime calls; the branches must agree in structure and dtypes."""
     g = get_default_graph()
     with g.name_scope(name or "cond") as scope:
         label = scope[:-1]

@@ -141,19 +141,27 @@ def enter(data, frame_name, is_constant=False, parallel_iterations=10, use_input
 
 
 def exit(data, name=None):  # noqa: A001 - TensorFlow's name
+    """An Exit node (TensorFlow's `control_flow_ops.exit`): makes a loop variable's last value available to the
+    frame outside. Only a live token reaches it: the one that arrives when the loop's predicate is false."""
     return get_default_graph().create_op("Exit", [convert_to_tensor(data)], name=name or "Exit").outputs[0]
 
 
 def next_iteration(data, name=None):
+    """A NextIteration node (TensorFlow's `control_flow_ops._NextIteration`): the back edge of a loop; its
+    token goes into the next iteration of the same frame, to the loop Merge's second input."""
     return get_default_graph().create_op("NextIteration", [convert_to_tensor(data)],
                                          name=name or "NextIteration").outputs[0]
 
 
 def loop_cond(input, name=None):
+    """A LoopCond node (gen_control_flow_ops' `loop_cond`): the loop's predicate, marked so that the executor
+    and the partitioner know which boolean decides whether the frame runs another iteration."""
     return get_default_graph().create_op("LoopCond", [convert_to_tensor(input)], name=name or "LoopCond").outputs[0]
 
 
 def control_trigger(name=None):
+    """A ControlTrigger (TensorFlow's `control_flow_ops.control_trigger`): a NoOp that runs even when its
+    control inputs are dead, so that something can wait on a branch that may not have run."""
     return get_default_graph().create_op("ControlTrigger", [], name=name or "ControlTrigger")
 
 
@@ -170,7 +178,9 @@ def group(*inputs, name=None):
 
 
 def with_dependencies(dependencies, output_tensor, name=None):
-    """`output_tensor`, computed only after `dependencies`; an IndexedSlices gates its values (TensorFlow's)."""
+    """`output_tensor` passed through an Identity that runs only after `dependencies` (TensorFlow's
+    `control_flow_ops.with_dependencies`): the way to order a value after side effects in graph mode; an IndexedSlices
+    gates its values."""
     g = get_default_graph()
     with g.name_scope(name or "control_dependency") as scope:
         with g.control_dependencies(dependencies):
@@ -209,28 +219,41 @@ class ControlFlowContext:
     outer_context = property(lambda self: self._outer_context)
 
     def IsWhileContext(self):  # noqa: N802
+        """Whether this is a loop's context (TensorFlow's `IsWhileContext`): the
+        executor-facing rules (Enter, pivots, stacks) differ for loops and conds."""
         return False
 
     def IsCondContext(self):  # noqa: N802
+        """Whether this is a cond branch's context (TensorFlow's `IsCondContext`)."""
         return False
 
     def GetWhileContext(self):  # noqa: N802
+        """The innermost loop this context is in, or None (TensorFlow's
+        `GetWhileContext`): a cond inside a loop answers with the loop, so its values are stacked per iteration."""
         return self._outer_context.GetWhileContext() if self._outer_context else None
 
     def GetControlPivot(self):  # noqa: N802
+        """The tensor every op of the context hangs on when it has no input of its own
+        (TensorFlow's `GetControlPivot`): a branch's pivot or a loop's pivot; None outside control flow."""
         return None
 
     def AddInnerOp(self, op):  # noqa: N802
+        """Tell the enclosing contexts about an op created in a nested one (TensorFlow's
+        `AddInnerOp`): a loop must know every op inside it, however deeply nested, to find its external inputs."""
         if self._outer_context:
             self._outer_context.AddInnerOp(op)
 
     def Enter(self):  # noqa: N802
+        """Make this the graph's current control-flow context (TensorFlow's
+        `ControlFlowContext.Enter`): every op created until `Exit` is added to it by `Graph.create_op`."""
         build_journal.note(self)  # a gradient adds to a forward context: a failed one is undone (build_journal.py)
         graph = get_default_graph()
         self._context_stack.append(graph._get_control_flow_context())
         graph._set_control_flow_context(self)
 
     def Exit(self):  # noqa: N802
+        """Restore the context that was current before `Enter` (TensorFlow's
+        `ControlFlowContext.Exit`)."""
         build_journal.note(self)
         get_default_graph()._set_control_flow_context(self._context_stack.pop())
 
@@ -241,6 +264,8 @@ class ControlFlowContext:
                 self._outer_context.AddName(x.name)
 
     def AddName(self, name):  # noqa: N802
+        """Record a tensor name as already available in this context (TensorFlow's
+        `AddName`), so that `AddValue` does not wrap it in another Switch or Enter."""
         build_journal.note(self)
         self._values.add(name)
 
@@ -288,6 +313,10 @@ class CondContext(ControlFlowContext):
         return self._pivot
 
     def AddValue(self, val):  # noqa: N802
+        """Bring a tensor from outside the cond into this branch (TensorFlow's `CondContext.AddValue`): a Switch
+        on the cond's predicate whose output for this branch stands in for `val`, so that when the branch is
+        not taken the value arrives dead and nothing in the branch runs. One Switch per value and branch
+        (cached in `_external_values`); a nested cond first asks its outer context."""
         build_journal.note(self)
         if val.name in self._values:
             result = self._external_values.get(val.name)
@@ -309,6 +338,8 @@ class CondContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):  # noqa: N802
+        """Called by `Graph.create_op` for each op built in the branch (TensorFlow's
+        `CondContext.AddOp`)."""
         self._AddOpInternal(op)
 
     def _AddOpInternal(self, op):  # noqa: N802
@@ -355,6 +386,9 @@ class CondContext(ControlFlowContext):
         return real_val
 
     def BuildCondBranch(self, fn):  # noqa: N802
+        """Call the branch function inside this context and route its results out
+        (TensorFlow's `CondContext.BuildCondBranch`): every result becomes a tensor of this branch (a value from
+        outside gets its Switch), ready for the cond's Merge. Returns the structured and the flat results."""
         original_result = fn()
         if original_result is None:
             return None, None
@@ -382,18 +416,25 @@ def to_flow_tensor(v):
 
 
 def from_flow_tensor(original, flow):
+    """The value a loop or cond gives back for `original` once its flow went through control flow:
+    a TensorArray is rebuilt around its new `flow` (TensorFlow's `_convert_flow_to_tensorarray`), a tensor is
+    itself."""
     if hasattr(original, "_with_new_flow"):
         return original._with_new_flow(flow)
     return flow
 
 
 def unpack_if_singleton(res):
+    """A one-element list or tuple as its element (TensorFlow's `_UnpackIfSingleton`): a
+    non-strict `cond` returns `x`, not `[x]`, for a branch that returns `[x]`."""
     if isinstance(res, (list, tuple)) and len(res) == 1:
         return res[0]
     return res
 
 
 def check_cond_pred(pred, label):
+    """Refuse a predicate that is not a boolean scalar at build time, naming the cond, with the message
+    TensorFlow gives when its Switch is built; a predicate of unknown rank is checked when it runs."""
     if pred.dtype != dtypes.bool_:
         raise TypeError(f"cond '{label}': the predicate {pred.name} must be a boolean tensor, but has dtype "
                         f"{pred.dtype.name} (TensorFlow: Input 'pred' of 'Switch' Op has type {pred.dtype.name} "

@@ -7,10 +7,12 @@ _log = logging.getLogger(__name__)
 
 
 def IsSwitch(op):  # noqa: N802 - TensorFlow's names, so the sources read side by side
+    """Whether `op` is a Switch (TensorFlow's `control_flow_util.IsSwitch`)."""
     return op.type in ("Switch", "RefSwitch")
 
 
 def IsMerge(op):  # noqa: N802
+    """Whether `op` is a Merge (TensorFlow's `control_flow_util.IsMerge`)."""
     return op.type in ("Merge", "RefMerge")
 
 
@@ -27,14 +29,18 @@ def IsLoopMerge(op):  # noqa: N802
 
 
 def IsLoopEnter(op):  # noqa: N802
+    """Whether `op` is an Enter, the entry of a loop frame (TensorFlow's `IsLoopEnter`)."""
     return op.type in ("Enter", "RefEnter")
 
 
 def IsLoopConstantEnter(op):  # noqa: N802
+    """Whether `op` is an Enter of a loop invariant (TensorFlow's `IsLoopConstantEnter`): its
+    value is the same in every iteration, so a gradient sums over iterations instead of stacking."""
     return IsLoopEnter(op) and op.get_attr("is_constant")
 
 
 def IsLoopExit(op):  # noqa: N802
+    """Whether `op` is an Exit, a loop's output (TensorFlow's `IsLoopExit`)."""
     return op.type in ("Exit", "RefExit")
 
 
@@ -49,6 +55,8 @@ def IsLoopSwitch(op):  # noqa: N802
 
 
 def IsCondSwitch(op):  # noqa: N802
+    """Whether a Switch belongs to a cond rather than a loop (TensorFlow's `IsCondSwitch`): all its
+    consumers are in a cond branch. The gradient of a Switch and the partitioner tell the two apart by this."""
     if not IsSwitch(op):
         return False
     if not op.outputs:
@@ -81,6 +89,7 @@ def GetOutputContext(op):  # noqa: N802
 
 
 def GetWhileContext(op):  # noqa: N802
+    """The innermost loop `op` was built in, or None (TensorFlow's `control_flow_util.GetWhileContext`)."""
     ctxt = op._control_flow_context
     if ctxt:
         ctxt = ctxt.GetWhileContext()
@@ -88,6 +97,8 @@ def GetWhileContext(op):  # noqa: N802
 
 
 def GetContainingWhileContext(ctxt, stop_ctxt=None):  # noqa: N802
+    """The first loop context at or above `ctxt`, stopping at `stop_ctxt` (TensorFlow's
+    `GetContainingWhileContext`)."""
     while ctxt:
         if ctxt.IsWhileContext() or ctxt is stop_ctxt:
             return ctxt
@@ -96,6 +107,8 @@ def GetContainingWhileContext(ctxt, stop_ctxt=None):  # noqa: N802
 
 
 def IsContainingContext(ctxt, maybe_containing_ctxt):  # noqa: N802
+    """Whether `maybe_containing_ctxt` is `ctxt` or encloses it (TensorFlow's `IsContainingContext`;
+    None, the graph's root, contains everything)."""
     while ctxt is not maybe_containing_ctxt:
         if ctxt is None:
             return False

@@ -27,6 +27,8 @@ class StackState:
         self.memory = memory
 
     def push(self, op, value, swap):
+        """The StackPushV2 kernel's work (TensorFlow's `StackPushOp`): append, swapped to host memory when the push
+        asks; a push past `max_size` is an error, as in TensorFlow."""
         if 0 <= self.max_size <= len(self.elements):
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] overflowed its max_size "
                                                       f"({self.max_size})")
@@ -36,6 +38,8 @@ class StackState:
             self.memory.record(self.name, self.bytes, swap)
 
     def pop(self, op):
+        """The StackPopV2 kernel's work (TensorFlow's `StackPopOp`): the last value pushed, swapped back in if it was
+        swapped out, and the next two pops prefetched; popping an empty stack is an error."""
         if not self.elements:
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] is empty.")
         value = op_kernel_context.swap_in(self.elements.pop())
@@ -70,16 +74,21 @@ register_op("StackPopV2", lambda op: [(op.get_attr("elem_type"), TensorShape(Non
 
 
 def stack_v2(max_size, elem_type, stack_name="", name=None):
+    """A StackV2 op (TensorFlow's `gen_data_flow_ops.stack_v2`): the handle of a stack, how v1 loop gradients keep a
+    forward value per iteration (control_flow_state.py)."""
     return apply_op("StackV2", [("max_size", max_size)], {"elem_type": dtypes.as_dtype(elem_type),
                                                           "stack_name": stack_name},
                     name=name, default_name="StackV2", dtypes={"max_size": dtypes.int32}).outputs[0]
 
 
 def stack_push_v2(handle, elem, swap_memory=False, name=None):
+    """A StackPushV2 op (`gen_data_flow_ops.stack_push_v2`): pushes `elem` and outputs it, so the forward loop's control
+    edges can order the pushes."""
     return apply_op("StackPushV2", [("handle", handle), ("elem", elem)], {"swap_memory": bool(swap_memory)},
                     name=name, default_name="StackPushV2").outputs[0]
 
 
 def stack_pop_v2(handle, elem_type, name=None):
+    """A StackPopV2 op (`gen_data_flow_ops.stack_pop_v2`): the gradient loop's matching pop."""
     return apply_op("StackPopV2", [("handle", handle)], {"elem_type": dtypes.as_dtype(elem_type)}, name=name,
                     default_name="StackPopV2").outputs[0]

@@ -11,6 +11,8 @@ from . import complex_ops, math_ops
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """`tf.norm`: vector norms (euclidean, 1, inf, any positive p) and the Frobenius norm of matrices, built from
+    element-wise ops and reductions so that its gradient comes from theirs; other orders are refused."""
     keepdims = bool(keep_dims if keep_dims is not None else keepdims)
     is_matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if isinstance(axis, (list, tuple)) and not is_matrix:

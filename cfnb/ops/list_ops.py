@@ -29,6 +29,9 @@ class TensorList:
         self._items = items
 
     def push(self, value):
+        """A new list with `value` appended, sharing this one as its tail: O(1), so a loop that pushes every iteration
+        (a v2 gradient accumulator) copies nothing, as TensorFlow's TensorListPushBack avoids a copy when it holds
+        the only reference."""
         return TensorList(value, self, self.length + 1, self.element_shape, self.element_dtype)
 
     def zeros_like(self):
@@ -42,15 +45,18 @@ class TensorList:
 
     @property
     def head(self):
+        """The last element: what a PopBack returns."""
         return self._head if self._items is None else self._items[-1]
 
     @property
     def rest(self):
+        """The list without its last element: what a PopBack leaves."""
         if self._rest is None and self._items is not None:
             self._rest = TensorList.from_items(self._items[:-1], self.element_shape, self.element_dtype)
         return self._rest
 
     def to_list(self):
+        """The elements in order, as a Python list (computed once from the chain of pushes)."""
         if self._items is None:
             out, node = [], self
             while node.length and node._items is None:
@@ -61,6 +67,7 @@ class TensorList:
 
     @classmethod
     def from_items(cls, items, element_shape, element_dtype):
+        """A list holding `items` (what TensorListFromTensor, Reserve and SetItem build)."""
         items = tuple(items)
         return cls(None, None, len(items), element_shape, element_dtype, items=items)
 
@@ -94,6 +101,7 @@ class TensorList:
 
     @property
     def nbytes(self):
+        """The bytes its elements hold: what device memory accounting charges for an accumulator."""
         return sum(np.asarray(v).nbytes for v in self.to_list())
 
     def __repr__(self):
@@ -115,6 +123,7 @@ def _first_known(*element_shapes):
 
 
 def empty(element_shape, element_dtype):
+    """The empty list of an element dtype and shape: the run-time value of EmptyTensorList."""
     return TensorList(None, None, 0, element_shape, element_dtype, items=())
 
 
@@ -169,6 +178,8 @@ def _shape_tensor(shape):
 
 
 def empty_tensor_list(element_shape, element_dtype, max_num_elements=None, name=None):
+    """An EmptyTensorList op (gen_list_ops.empty_tensor_list): while_v2 starts each gradient accumulator as one, outside
+    the loop, with `max_num_elements` the loop's `maximum_iterations`."""
     shape_value = _shape_tensor(element_shape)
     return apply_op("EmptyTensorList", [("element_shape", constant(shape_value, dtypes.int32)),
                                         ("max_num_elements", -1 if max_num_elements is None else max_num_elements)],
@@ -177,6 +188,8 @@ def empty_tensor_list(element_shape, element_dtype, max_num_elements=None, name=
 
 
 def tensor_list_push_back(input_handle, tensor, name=None, swap_memory=False):
+    """A TensorListPushBack op (gen_list_ops.tensor_list_push_back): in a forward While body, how a value the gradient
+    needs is kept per iteration. `swap_memory` (cfnb's attr) moves it to host memory on a GPU."""
     attrs = {"element_dtype": tensor.dtype, "element_shape_static": tensor.shape}
     if swap_memory:  # cfnb's own: swap this accumulator to host memory on a GPU (runtime/swap.py)
         attrs["_swap_memory"] = True
@@ -185,6 +198,8 @@ def tensor_list_push_back(input_handle, tensor, name=None, swap_memory=False):
 
 
 def tensor_list_pop_back(input_handle, element_dtype, element_shape=None, name=None):
+    """A TensorListPopBack op (gen_list_ops.tensor_list_pop_back): the gradient While pops, in reverse, what the forward
+    While pushed. Returns (the list without its last element, that element)."""
     shape = as_shape(element_shape) if element_shape is not None else TensorShape(None)
     outputs = apply_op("TensorListPopBack", [("input_handle", input_handle),
                                              ("element_shape", constant(_shape_tensor(shape), dtypes.int32))],
@@ -303,12 +318,15 @@ def _shape_const(element_shape):
 
 
 def tensor_list_reserve(element_shape, num_elements, element_dtype, name=None):
+    """A TensorListReserve op (gen_list_ops.tensor_list_reserve): a list of `num_elements` unset elements, as a v2
+    TensorArray of fixed size starts."""
     return apply_op("TensorListReserve", [("element_shape", _shape_const(element_shape)),
                                           ("num_elements", num_elements)], _attrs(element_dtype, element_shape),
                     name=name, default_name="TensorListReserve", dtypes={"num_elements": dtypes.int32}).outputs[0]
 
 
 def tensor_list_set_item(handle, index, item, resize_if_index_out_of_bounds=False, name=None):
+    """A TensorListSetItem op (gen_list_ops.tensor_list_set_item): a v2 TensorArray's `write`."""
     return apply_op("TensorListSetItem", [("input_handle", handle), ("index", index), ("item", item)],
                     {**_attrs(item.dtype, item.shape), "resize_if_index_out_of_bounds": resize_if_index_out_of_bounds},
                     name=name, default_name="TensorListSetItem", dtypes={"index": dtypes.int32}).outputs[0]
@@ -321,6 +339,7 @@ def tensor_list_resize(handle, size, name=None):
 
 
 def tensor_list_get_item(handle, index, element_dtype, element_shape=None, name=None):
+    """A TensorListGetItem op (gen_list_ops.tensor_list_get_item): a v2 TensorArray's `read`."""
     return apply_op("TensorListGetItem", [("input_handle", handle), ("index", index),
                                           ("element_shape", _shape_const(element_shape))],
                     _attrs(element_dtype, element_shape), name=name, default_name="TensorListGetItem",
@@ -335,12 +354,16 @@ def tensor_list_stack(handle, element_dtype, element_shape=None, num_elements=-1
 
 
 def tensor_list_from_tensor(tensor, element_shape=None, name=None):
+    """A TensorListFromTensor op (gen_list_ops.tensor_list_from_tensor): a tensor's rows as a list, a v2 TensorArray's
+    `unstack`."""
     shape = element_shape if element_shape is not None else tensor.shape[1:]
     return apply_op("TensorListFromTensor", [("tensor", tensor), ("element_shape", _shape_const(shape))],
                     _attrs(tensor.dtype, shape), name=name, default_name="TensorListFromTensor").outputs[0]
 
 
 def tensor_list_gather(handle, indices, element_dtype, element_shape=None, name=None):
+    """A TensorListGather op (gen_list_ops.tensor_list_gather): the elements at `indices`, stacked; a v2 TensorArray's
+    `gather`."""
     return apply_op("TensorListGather", [("input_handle", handle), ("indices", indices),
                                          ("element_shape", _shape_const(element_shape))],
                     _attrs(element_dtype, element_shape), name=name, default_name="TensorListGather",
@@ -348,6 +371,7 @@ def tensor_list_gather(handle, indices, element_dtype, element_shape=None, name=
 
 
 def tensor_list_scatter(handle, tensor, indices, name=None):
+    """A TensorListScatterIntoExistingList op (gen_list_ops.tensor_list_scatter): a v2 TensorArray's `scatter`."""
     return apply_op("TensorListScatterIntoExistingList", [("input_handle", handle), ("tensor", tensor),
                                                           ("indices", indices)], _attrs(tensor.dtype, tensor.shape[1:]),
                     name=name, default_name="TensorListScatterIntoExistingList",
@@ -355,6 +379,7 @@ def tensor_list_scatter(handle, tensor, indices, name=None):
 
 
 def tensor_list_length(handle, name=None):
+    """A TensorListLength op (gen_list_ops.tensor_list_length): a v2 TensorArray's dynamic `size`."""
     return apply_op("TensorListLength", [("input_handle", handle)], name=name,
                     default_name="TensorListLength").outputs[0]
 
@@ -427,11 +452,15 @@ register_op("TensorListSplit", _variant, _split_kernel)
 
 
 def tensor_list_concat(handle, element_dtype, element_shape=None, name=None):
+    """A TensorListConcatV2 op (gen_list_ops.tensor_list_concat_v2): the elements joined along their first dimension,
+    and their lengths; a v2 TensorArray's `concat`."""
     return apply_op("TensorListConcatV2", [("input_handle", handle), ("element_shape", _shape_const(element_shape))],
                     _attrs(element_dtype, element_shape), name=name, default_name="TensorListConcatV2").outputs
 
 
 def tensor_list_split(tensor, lengths, element_shape=None, name=None):
+    """A TensorListSplit op (gen_list_ops.tensor_list_split): a tensor cut along its first dimension into `lengths`; a
+    v2 TensorArray's `split`."""
     if tensor.shape.ndims == 0:  # TensorListSplit's shape function
         raise ValueError(f"Shape must be at least rank 1 but is rank 0 for '{name or 'TensorListSplit'}' (op: "
                          f"'TensorListSplit') with input shapes: [].")

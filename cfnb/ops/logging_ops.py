@@ -64,6 +64,8 @@ register_op("Print", lambda op: [(op._inputs[0].dtype, op._inputs[0].shape)], _p
 
 
 def Print(input_, data, message="", name=None):  # noqa: N802 - TensorFlow's name
+    """`tf.compat.v1.Print`: `input_` passed through, printing `message` and `data` to stderr each time it runs (in a
+    loop, once per iteration)."""
     return apply_op("Print", [("input", input_)] + [(f"data_{i}", d) for i, d in enumerate(data)],
                     {"message": message}, name=name, default_name="Print").outputs[0]
 
@@ -91,6 +93,8 @@ class OutputStream:
                              f"`write` method, got {stream!r}")
 
     def resolve(self):
+        """The stream to print to: the one given, or the process's stdout/stderr looked up at print time (so that
+        IPython's and pytest's captures see it)."""
         if self.stream is not None:
             return self.stream
         return sys.stdout if self.name == "stdout" else sys.stderr

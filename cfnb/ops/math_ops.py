@@ -188,6 +188,7 @@ relu = _unary("Relu", NUMBERS)
 
 
 def logical_not(x, name=None):
+    """`tf.logical_not`: a LogicalNot op, for booleans only."""
     return apply_op("LogicalNot", [("x", x)], name=name, default_name="LogicalNot",
                     dtypes={"x": dtypes.bool_}).outputs[0]
 
@@ -199,6 +200,7 @@ def logical_xor(x, y, name="LogicalXor"):
 
 
 def pow(x, y, name=None):  # noqa: A001 - TensorFlow's name
+    """`tf.pow`: a Pow op; both operands of one dtype, as in TensorFlow."""
     return apply_op("Pow", [("x", x), ("y", y)], name=name, default_name="Pow", same_type=("x", "y"),
                     allowed=NUMBERS).outputs[0]
 
@@ -260,6 +262,8 @@ register_op("AddN", _addn_infer, _kernel(_addn))
 
 
 def add_n(inputs, name=None):
+    """`tf.add_n`: one AddN op summing tensors of one dtype (how `gradients()` sums the gradients of a tensor used
+    several times); a single input is returned as is."""
     inputs = [convert_to_tensor(t) for t in inputs]
     if len(inputs) == 1:
         return inputs[0] if name is None else apply_op("Identity", [("input", inputs[0])], name=name).outputs[0]
@@ -295,6 +299,7 @@ register_op("MatMul", _matmul_infer, _matmul_kernel)
 
 
 def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    """`tf.matmul`: a MatMul op, optionally transposing either operand."""
     return apply_op("MatMul", [("a", a), ("b", b)], {"transpose_a": transpose_a, "transpose_b": transpose_b},
                     name=name, default_name="MatMul", same_type=("a", "b"), allowed=NUMBERS).outputs[0]
 
@@ -388,6 +393,7 @@ register_op("Softmax", _unary_infer, _kernel(_softmax))
 
 
 def softmax(logits, axis=None, name=None):
+    """`tf.nn.softmax`: a Softmax op over the last axis, for floating dtypes."""
     return apply_op("Softmax", [("logits", logits)], name=name, default_name="Softmax", same_type=("logits",),
                     allowed=FLOATS).outputs[0]
 

@@ -103,6 +103,8 @@ def _numpy_name(fn):
 
 
 def refuse(fn, what=None):
+    """The error for a numpy function that has no graph form, naming it and what to write instead: better than numpy
+    converting the tensor to an object array, a silent wrong answer."""
     name = _numpy_name(fn) if what is None else what
     short = name.rsplit(".", 1)[-1]
     advice = f"write {_INSTEAD[short]} instead" if short in _INSTEAD else _GENERIC

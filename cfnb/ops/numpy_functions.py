@@ -143,6 +143,8 @@ def _shape_tensor(shape):
 
 
 def reshape(a, shape=None, order="C", *, newshape=None):
+    """`np.reshape` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): `tf.reshape`;
+    `order='F'` has no graph form and is refused."""
     shape = newshape if shape is None else shape
     if order != "C":
         raise UnsupportedNumpyError("numpy.reshape", "reshape(..., order='F') has no graph form: leave `order` out.")
@@ -150,22 +152,30 @@ def reshape(a, shape=None, order="C", *, newshape=None):
 
 
 def transpose(a, axes=None):
+    """`np.transpose` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): `tf.transpose`."""
     return array_ops.transpose(as_tensor(a), None if axes is None else list(axes))
 
 
 def squeeze(a, axis=None):
+    """`np.squeeze` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): `tf.squeeze`."""
     return array_ops.squeeze(as_tensor(a), axis)
 
 
 def expand_dims(a, axis):
+    """`np.expand_dims` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): `tf.expand_dims`."""
     return array_ops.expand_dims(as_tensor(a), axis)
 
 
 def ravel(a, order="C"):
+    """`np.ravel` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): a reshape to one
+    dimension."""
     return reshape(a, [-1], order)
 
 
 def shape(a):
+    """`np.shape` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): the static shape as a
+    tuple, as numpy gives it; a shape not known while the graph is built is refused (the run-time shape is
+    `cfnb.shape`)."""
     t = as_tensor(a)
     if not t.shape.is_fully_defined():
         raise UnsupportedNumpyError("numpy.shape", f"the shape of {t.name} is not fully known while the graph "
@@ -174,10 +184,14 @@ def shape(a):
 
 
 def ndim(a):
+    """`np.ndim` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): the static rank; an
+    unknown rank is refused."""
     return _static_rank(as_tensor(a), "ndim")
 
 
 def size(a, axis=None):
+    """`np.size` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): the static element
+    count, or a Size op when it is known only at run time."""
     t = as_tensor(a)
     n = t.shape.num_elements() if axis is None else t.shape[axis]
     if n is None:
@@ -187,6 +201,8 @@ def size(a, axis=None):
 
 # --- element-wise helpers ----------------------------------------------------------------------
 def where(condition, x=None, y=None):
+    """`np.where(c, x, y)` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): SelectV2; the
+    one-argument form (indices of a run-time size) is refused."""
     if x is None and y is None:
         raise UnsupportedNumpyError("numpy.where", "numpy.where(condition) with one argument returns indices of "
                                                    "a run-time size: give both values, numpy.where(c, x, y).")
@@ -194,6 +210,8 @@ def where(condition, x=None, y=None):
 
 
 def clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    """`np.clip` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): a Maximum and a Minimum,
+    as numpy clips; `out=` is refused."""
     _no_out("clip", out)
     a_min, a_max = kwargs.pop("min", a_min), kwargs.pop("max", a_max)
     _refuse_extra("clip", kwargs, ())
@@ -206,6 +224,8 @@ def clip(a, a_min=None, a_max=None, out=None, **kwargs):
 
 
 def concatenate(arrays, axis=0, out=None, dtype=None):
+    """`np.concatenate` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): ConcatV2 after
+    numpy's dtype promotion; `axis=None` flattens first."""
     _no_out("concatenate", out)
     if axis is None:
         arrays, axis = [ravel(a) for a in arrays], 0
@@ -213,6 +233,8 @@ def concatenate(arrays, axis=0, out=None, dtype=None):
 
 
 def stack(arrays, axis=0, out=None, dtype=None):
+    """`np.stack` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): Pack after numpy's
+    dtype promotion."""
     _no_out("stack", out)
     return array_ops_stack.stack(_common(arrays, dtype), axis)
 
@@ -256,6 +278,8 @@ ones_like = _like("ones_like", array_ops.ones_like)
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    """`np.full_like` on a tensor (the `%%whileloop` magic's numpy in graphs, numpy_dispatch.py): a Fill of the
+    tensor's run-time shape with `fill_value` in the tensor's (or the given) dtype."""
     t = as_tensor(a)
     dtype = t.dtype if dtype is None else dtypes.as_dtype(np.dtype(dtype))
     return array_ops.fill(array_ops.shape(t), numpy_rules.to_dtype(fill_value, dtype, "value"))

@@ -54,6 +54,7 @@ _REDUCTION_DTYPES = {
 
 
 def is_numpy_graph(graph=None):
+    """Whether `graph` (the default graph) follows numpy's dtype rules (`Graph.dtype_rules == "numpy"`)."""
     return (graph or get_default_graph()).dtype_rules == NUMPY_RULES
 
 

@@ -49,6 +49,8 @@ register_op("GatherV2", _gather_infer, _gather_kernel)
 
 
 def gather(params, indices, axis=0, name=None):
+    """`tf.gather`: a GatherV2 op; indices must be int32 or int64, with TensorFlow's message. Its gradient is an
+    IndexedSlices (indexed_slices_util.py)."""
     with get_default_graph().name_scope(name or "GatherV2") as scope:
         indices = convert_to_tensor(indices, name="indices")
         if indices.dtype not in (dtypes.int32, dtypes.int64):

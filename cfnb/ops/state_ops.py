@@ -35,14 +35,17 @@ register_op("ResourceScatterAdd", lambda op: [], _scatter_kernel(np.add.at), sta
 
 
 def assign(ref, value, use_locking=None, name=None, validate_shape=True):
+    """`tf.compat.v1.assign`: `ref.assign(value)`."""
     return ref.assign(value, name=name)
 
 
 def assign_add(ref, value, use_locking=None, name=None):
+    """`tf.compat.v1.assign_add`: `ref.assign_add(value)`."""
     return ref.assign_add(value, name=name)
 
 
 def assign_sub(ref, value, use_locking=None, name=None):
+    """`tf.compat.v1.assign_sub`: `ref.assign_sub(value)`."""
     return ref.assign_sub(value, name=name)
 
 

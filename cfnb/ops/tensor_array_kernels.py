@@ -51,6 +51,9 @@ class TensorArrayState:
             self.size = index + 1
 
     def write(self, op, index, value):
+        """The TensorArrayWriteV3 kernel's work (TensorFlow's `TensorArray::Write`): each index is written once, a
+        second write is TensorFlow's error; a gradient TensorArray (`accumulate`) adds instead, as gradients of a
+        value read twice add up."""
         index = int(index)
         self._check_index(op, index, True)
         if self.values[index] is not None and self.accumulate:
@@ -76,6 +79,9 @@ class TensorArrayState:
             self.element_shape = TensorShape(value.shape)
 
     def read_at(self, op, index):
+        """The TensorArrayReadV3 kernel's work (TensorFlow's `TensorArray::Read`): reading an element never written
+        is an error, except in a gradient TensorArray, where it is zeros of the element shape (no gradient flowed
+        there)."""
         index = int(index)
         self._check_index(op, index, False)
         value = self.values[index]

@@ -107,6 +107,9 @@ class TensorArray:
 
     # --- operations ----------------------------------------------------------------------------
     def write(self, index, value, name=None):
+        """Write `value` at `index` (TensorFlow's `_GraphTensorArray.write`): a TensorArrayWriteV3 op whose new flow
+        orders this write before later reads. Returns the TensorArray with the new flow (the old one must not be used
+        again)."""
         with get_default_graph().name_scope(name or "TensorArrayWrite") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.dtype != self._dtype:
@@ -120,16 +123,21 @@ class TensorArray:
         return self._with_new_flow(flow)
 
     def read(self, index, name=None):
+        """The element at `index` (TensorFlow's `_GraphTensorArray.read`), read after every write that made the current
+        flow."""
         return apply_op("TensorArrayReadV3", [("handle", self._handle), ("index", index), ("flow_in", self._flow)],
                         self._attrs(), name=name, default_name="TensorArrayReadV3",
                         dtypes={"index": dtypes.int32}).outputs[0]
 
     def gather(self, indices, name=None):
+        """The elements at `indices`, stacked along a new first dimension (TensorFlow's `_GraphTensorArray.gather`)."""
         return apply_op("TensorArrayGatherV3", [("handle", self._handle), ("indices", indices),
                                                 ("flow_in", self._flow)], self._attrs(), name=name,
                         default_name="TensorArrayGatherV3", dtypes={"indices": dtypes.int32}).outputs[0]
 
     def stack(self, name=None):
+        """All elements stacked along a new first dimension (TensorFlow's `_GraphTensorArray.stack`: a gather of
+        `range(size)`), with the static shape when the size is a constant."""
         with get_default_graph().name_scope(name or "TensorArrayStack"):
             value = self.gather(array_ops.range(0, self.size()))
             size = self._size if isinstance(self._size, int) else constant_value(self._size)
@@ -138,6 +146,7 @@ class TensorArray:
             return value
 
     def scatter(self, indices, value, name=None):
+        """Write the rows of `value` at `indices` (TensorFlow's `_GraphTensorArray.scatter`)."""
         with get_default_graph().name_scope(name or "TensorArrayScatter") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.shape.ndims:
@@ -149,12 +158,15 @@ class TensorArray:
         return self._with_new_flow(flow)
 
     def unstack(self, value, name=None):
+        """Write the rows of `value` at 0, 1, ... (TensorFlow's `_GraphTensorArray.unstack`): how a loop over a tensor's
+        rows starts."""
         with get_default_graph().name_scope(name or "TensorArrayUnstack") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             n = value.shape[0] if value.shape.ndims and value.shape[0] is not None else array_ops.shape(value)[0]
             return self.scatter(array_ops.range(0, n), value, name=scope)
 
     def concat(self, name=None):
+        """All elements joined along their first dimension (TensorFlow's `_GraphTensorArray.concat`)."""
         value = apply_op("TensorArrayConcatV3", [("handle", self._handle), ("flow_in", self._flow)], self._attrs(),
                          name=name, default_name="TensorArrayConcatV3").outputs[0]
         shape = self._element_shape[0]
@@ -166,6 +178,8 @@ class TensorArray:
         return value
 
     def split(self, value, lengths, name=None):
+        """Write `value` cut along its first dimension into pieces of `lengths` (TensorFlow's
+        `_GraphTensorArray.split`)."""
         with get_default_graph().name_scope(name or "TensorArraySplit") as scope:
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             lengths = _lengths_64(lengths)
@@ -186,6 +200,7 @@ class TensorArray:
                         default_name="TensorArraySizeV3").outputs[0]
 
     def close(self, name=None):
+        """A TensorArrayCloseV3 op: frees the array at run time (TensorFlow's `_GraphTensorArray.close`)."""
         return apply_op("TensorArrayCloseV3", [("handle", self._handle)], name=name,
                         default_name="TensorArrayCloseV3")
 
@@ -249,6 +264,8 @@ class TensorArrayV2:
         _check_element_shape(self, shape)
 
     def write(self, index, value, name=None):
+        """As `TensorArray.write`, on a TensorList flow (TensorFlow's `_GraphTensorArrayV2.write`: TensorListSetItem,
+        growing the list when the size is dynamic)."""
         with get_default_graph().name_scope(name or "TensorArrayV2Write"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.dtype != self._dtype:
@@ -260,17 +277,21 @@ class TensorArrayV2:
         return self._with_new_flow(flow)
 
     def read(self, index, name=None):
+        """As `TensorArray.read` (TensorFlow's `_GraphTensorArrayV2.read`: TensorListGetItem)."""
         return list_ops.tensor_list_get_item(self._flow, index, self._dtype, self._element_shape[0], name=name)
 
     def stack(self, name=None):
+        """As `TensorArray.stack` (TensorFlow's `_GraphTensorArrayV2.stack`: TensorListStack)."""
         with get_default_graph().name_scope(name or "TensorArrayV2Stack"):
             n = self._size if isinstance(self._size, int) and not self._dynamic_size else -1
             return list_ops.tensor_list_stack(self._flow, self._dtype, self._element_shape[0], num_elements=n)
 
     def gather(self, indices, name=None):
+        """As `TensorArray.gather` (TensorFlow's `_GraphTensorArrayV2.gather`: TensorListGather)."""
         return list_ops.tensor_list_gather(self._flow, indices, self._dtype, self._element_shape[0], name=name)
 
     def unstack(self, value, name=None):
+        """As `TensorArray.unstack` (TensorFlow's `_GraphTensorArrayV2.unstack`: TensorListFromTensor)."""
         with get_default_graph().name_scope(name or "TensorArrayUnstack"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.shape.ndims:
@@ -278,6 +299,7 @@ class TensorArrayV2:
             return self._with_new_flow(list_ops.tensor_list_from_tensor(value, self._element_shape[0]))
 
     def scatter(self, indices, value, name=None):
+        """As `TensorArray.scatter` (TensorFlow's `_GraphTensorArrayV2.scatter`: TensorListScatterIntoExistingList)."""
         with get_default_graph().name_scope(name or "TensorArrayScatter"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             if value.shape.ndims:
@@ -285,9 +307,11 @@ class TensorArrayV2:
             return self._with_new_flow(list_ops.tensor_list_scatter(self._flow, value, indices))
 
     def concat(self, name=None):
+        """As `TensorArray.concat` (TensorFlow's `_GraphTensorArrayV2.concat`: TensorListConcatV2)."""
         return list_ops.tensor_list_concat(self._flow, self._dtype, self._element_shape[0], name=name)[0]
 
     def split(self, value, lengths, name=None):
+        """As `TensorArray.split` (TensorFlow's `_GraphTensorArrayV2.split`: TensorListSplit)."""
         with get_default_graph().name_scope(name or "TensorArraySplit"):
             value = convert_to_tensor(value, name="value", dtype_hint=self._dtype)
             lengths = _lengths_64(lengths)
@@ -295,6 +319,8 @@ class TensorArrayV2:
             return self._with_new_flow(list_ops.tensor_list_split(value, lengths))
 
     def identity(self):
+        """The same array on an Identity of its flow (TensorFlow's `_GraphTensorArrayV2.identity`), e.g. to move it
+        under control dependencies."""
         return self._with_new_flow(identity(self._flow))
 
     def grad(self, source, flow=None, name=None):
@@ -302,11 +328,14 @@ class TensorArrayV2:
         raise NotImplementedError()
 
     def size(self, name=None):
+        """The number of elements (TensorFlow's `_GraphTensorArrayV2.size`): a constant for a fixed size, else
+        TensorListLength."""
         if not self._dynamic_size and self._size is not None and not isinstance(self._size, Tensor):
             return convert_to_tensor(self._size, dtype=dtypes.int32, name=name or "Const")
         return list_ops.tensor_list_length(self._flow, name=name)
 
     def close(self, name=None):
+        """A no-op group on the flow (TensorFlow's `_GraphTensorArrayV2.close`): a TensorList needs no freeing."""
         return group(self._flow, name=name)
 
     def __repr__(self):

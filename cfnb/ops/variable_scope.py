@@ -35,6 +35,8 @@ class VariableScope:
         self.original_name_scope = name_scope
 
     def reuse_variables(self):
+        """`scope.reuse_variables()`: from now on `get_variable` in this scope returns existing variables instead of
+        creating them (TensorFlow's `VariableScope.reuse_variables`)."""
         self.reuse = True
 
     def __repr__(self):
@@ -42,6 +44,8 @@ class VariableScope:
 
 
 def get_variable_scope():
+    """`tf.compat.v1.get_variable_scope`: the current variable scope of the default graph (a root scope is made on
+    first use)."""
     stack = get_default_graph().get_collection_ref(_STACK)
     if not stack:
         stack.append(VariableScope(False))
@@ -62,6 +66,8 @@ def _unique_scope_name(g, base):
 def variable_scope(name_or_scope, default_name=None, values=None, initializer=None, regularizer=None,
                    caching_device=None, partitioner=None, custom_getter=None, reuse=None, dtype=None,
                    use_resource=None, constraint=None, auxiliary_name_scope=True):
+    """`tf.compat.v1.variable_scope`: a variable scope with its name scope; `reuse` decides whether `get_variable`
+    makes or finds variables, as in TensorFlow."""
     g = get_default_graph()
     if values:
         g = next((v.graph for v in values if isinstance(v, Tensor)), g)

@@ -137,6 +137,7 @@ class Variable:
     trainable = property(lambda self: self._trainable)
 
     def get_shape(self):
+        """The variable's static shape (TensorFlow's `ResourceVariable.get_shape`)."""
         return self._shape
 
     def _read(self):
@@ -144,6 +145,8 @@ class Variable:
                         default_name="ReadVariableOp").outputs[0]
 
     def value(self):
+        """A ReadVariableOp of the variable (TensorFlow's `ResourceVariable.value`): each use reads it anew, so in a
+        loop it sees the latest assignment."""
         return self._read()
 
     def read_value(self):
@@ -161,9 +164,13 @@ class Variable:
         return self._update("AssignVariableOp", value, name, read_value)
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """An AssignAddVariableOp (TensorFlow's `ResourceVariable.assign_add`); with `read_value` the variable after the
+        update comes back, as `assign` does."""
         return self._update("AssignAddVariableOp", delta, name, read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        """An AssignSubVariableOp (TensorFlow's `ResourceVariable.assign_sub`); with `read_value` the variable after the
+        update comes back."""
         return self._update("AssignSubVariableOp", delta, name, read_value)
 
     def _update(self, op_type, value, name, read_value):
@@ -177,6 +184,7 @@ class Variable:
         return _UnreadVariable(self, op) if read_value else op
 
     def eval(self, session=None):
+        """The variable's value in `session` or the default session (TensorFlow's `Variable.eval`)."""
         return self._graph_element.eval(session=session)
 
     def __repr__(self):
@@ -316,20 +324,28 @@ def get_variable(name, shape=None, dtype=dtypes.float32, initializer=None, train
 
 
 def global_variables(scope=None):
+    """The variables of the default graph's GLOBAL_VARIABLES collection (`tf.compat.v1.global_variables`), filtered by
+    name prefix `scope`."""
     return get_default_graph().get_collection(GLOBAL_VARIABLES, scope)
 
 
 def trainable_variables(scope=None):
+    """The default graph's trainable variables (`tf.compat.v1.trainable_variables`): what an optimizer differentiates by
+    default."""
     return get_default_graph().get_collection(TRAINABLE_VARIABLES, scope)
 
 
 def variables_initializer(var_list, name="init"):
+    """One NoOp that runs the initializers of `var_list` (`tf.compat.v1.variables_initializer`)."""
     return group(*[v.initializer for v in var_list], name=name)
 
 
 def global_variables_initializer():
+    """`tf.compat.v1.global_variables_initializer`: run it before reading any variable, as in TensorFlow; reading an
+    uninitialized variable is TensorFlow's FailedPreconditionError."""
     return variables_initializer(global_variables())
 
 
 def assign(ref, value, name=None):
+    """`tf.compat.v1.assign`: `ref.assign(value)`."""
     return ref.assign(value, name=name)

@@ -105,6 +105,9 @@ class WhileContext(ControlFlowContext):
         return result
 
     def AddOp(self, op):  # noqa: N802
+        """Called by `Graph.create_op` for each op built in the loop (TensorFlow's `WhileContext.AddOp`). A
+        Shape, Size or Rank of a forward value built in a gradient loop goes into the forward loop instead, so that
+        only its small result is stacked, not the value itself."""
         if op.type in ("Shape", "Size", "Rank"):
             # In a gradient loop, the shape of a forward value is computed in the forward loop, so
             # only the small result is stacked (TensorFlow's WhileContext.AddOp).
@@ -121,6 +124,9 @@ class WhileContext(ControlFlowContext):
         self._AddOpInternal(op)
 
     def _AddOpInternal(self, op):  # noqa: N802
+        """Put an op into the loop (TensorFlow's `WhileContext._AddOpInternal`): every input from outside goes
+        through `AddValue` (an Enter), an op with no inputs gets a control edge from the pivot so that it runs
+        once per iteration, and control inputs from outside come in as data through an Identity in the loop."""
         build_journal.note(self)
         if not op.inputs:
             internal, external = self._RemoveExternalControlEdges(op)
@@ -388,6 +394,8 @@ def _AddNextAndBackEdge(m, v):  # noqa: N802
 
 
 def convert_loop_vars(loop_vars):
+    """Loop variables as tensors, leaving TensorArrays and tensors as they are (TensorFlow's
+    `while_loop` converts with `ops.convert_to_tensor` the same way before building the loop)."""
     def conv(v):
         if hasattr(v, "_flow_for_control_flow") or isinstance(v, Tensor):
             return v

@@ -89,6 +89,8 @@ class Builder:
         return op.outputs[0] if op.outputs else op
 
     def const(self, value, dtype, name):
+        """A Const of `value` in `dtype`, added by a pass; inside a loop frame it takes a control edge from the
+        frame's anchor so that it runs in the right frame (as Grappler's constant folding adds its constants)."""
         value = np.asarray(value, dtype=dtype.as_numpy_dtype)
         t = self.op("Const", [], {"value": value, "dtype": dtype}, name=name)
         if self.anchor() is not None:
@@ -96,6 +98,7 @@ class Builder:
         return t
 
     def shape(self, dims, name):
+        """A Const int32 shape vector (a folded Shape op's result)."""
         return self.const(np.asarray(dims, np.int32), dtypes.int32, name)
 
 

@@ -45,10 +45,12 @@ class LoopVar(NamedTuple):
 
     @property
     def body_value(self):
+        """The loop variable's value inside the body: the Switch's true output."""
         return self.switch.outputs[1]
 
     @property
     def next_value(self):
+        """The value the body computes for the next iteration: the NextIteration's input."""
         return self.next_iteration.inputs[0]
 
 
@@ -63,6 +65,7 @@ class Loop:
 
     @property
     def parallel_iterations(self):
+        """How many iterations may run at once (the Enters' `parallel_iterations` attr)."""
         return self.enters[0].get_attr("parallel_iterations")
 
     def __repr__(self):
@@ -139,6 +142,7 @@ class FrameView:
 
     # --- questions about one loop --------------------------------------------------------------
     def loop_of(self, op):
+        """The Loop whose frame `op` runs in, or None at the root frame."""
         return self.loops.get(self.frame_of.get(op, ROOT))
 
     def var_of_body_value(self, loop, t):

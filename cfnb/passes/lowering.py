@@ -57,6 +57,7 @@ def carry_name(name, ops):
 
 
 def has_functional_ops(graph):
+    """Whether `graph` has an If, While or Case to lower (the pass is skipped otherwise)."""
     return any(op.type in FUNCTIONAL for op in graph.get_operations())
 
 
@@ -197,6 +198,9 @@ class _Lowering:
 
     # --- If ----------------------------------------------------------------------------------
     def lower_if(self, op, tmap, prefix, opmap):
+        """An If (or StatelessIf) as Switch and Merge (TensorFlow's `lower_if_op.cc`, `CondBuilder`): a Switch
+        of the predicate on itself gives the two pivots, each input gets a Switch, each branch is inlined under
+        its pivot, each output is a Merge, and the `branch_executed` Merge stands for the If's control edges."""
         g = self.graph
         name = self._exact(prefix + op.name)
         pred, *inputs = [tmap[t] for t in op.inputs]

@@ -34,9 +34,12 @@ class OptimizedGraph(NamedTuple):
     rewrites: dict       # pass name -> what it did: [(frame or stack name, [node names])]
 
     def tensor(self, t):
+        """The tensor of the optimized graph that stands for `t` of the original (itself when the passes kept it):
+        how the Session maps fetches and feeds."""
         return self.tensor_map.get(t, t)
 
     def op(self, op):
+        """The op of the optimized graph that stands for `op` of the original (itself when kept)."""
         return self.op_map.get(op, op)
 
     def summary(self):

@@ -234,6 +234,10 @@ class _Partitioner:
         return enter, merge
 
     def add_control_flow(self):
+        """Give every device a loop uses its own copy of the loop's frame (TensorFlow's `graph_partition.cc`,
+        `AddControlFlow`): for a cross-device edge inside a loop, a control loop (Enter, Merge, Switch,
+        NextIteration on the LoopCond received from the predicate's device) is built on the receiving device, for
+        each level of nesting, and the receiving op takes a control edge from it, so it runs once per iteration."""
         self.build_control_flow_info()
         self.optimize_control_flow_colocation()
         loop_cond = {}
@@ -280,6 +284,10 @@ class _Partitioner:
 
     # --- Partition ----------------------------------------------------------------------------
     def partition(self):
+        """Split the graph into one graph per device (TensorFlow's `graph_partition.cc`, `Partition`): each node
+        goes to its device's part, and each edge that crosses devices becomes a `_Send` on the source's part and
+        a `_Recv` on the destination's part, keyed by one rendezvous name; one Recv serves all consumers of a
+        tensor on a device, and a control edge across devices travels as a dummy tensor."""
         parts = {}
         dup_recv = {}
         edge_id = {}

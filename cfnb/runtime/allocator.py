@@ -66,6 +66,8 @@ class Allocator:
         self._t0 = time.perf_counter()
 
     def start_run(self):
+        """Start a run's record: its events and swap counter from zero, and its peak from what is still allocated
+        (TensorFlow's allocator stats are per device, a run's RunMetadata shows the run's own)."""
         with self._lock:
             self.events = []
             self.peak = self.bytes_in_use
@@ -76,6 +78,8 @@ class Allocator:
         self.events.append(MemoryEvent(time.perf_counter() - self._t0, self.bytes_in_use, delta, kind, what))
 
     def fits(self, nbytes):
+        """Whether `nbytes` more (rounded as the BFC allocator rounds) stay within the device's memory limit: a
+        prefetch of a swapped-out value asks first, and waits for its pop when there is no room."""
         return self.limit is None or self.bytes_in_use + rounded_bytes(nbytes) <= self.limit
 
     def register(self, array, op=None, kind="alloc"):

@@ -15,6 +15,8 @@ from ..framework import errors
 
 
 class StepCancellation:
+    """One run's cancellation and deadline (TensorFlow's `CancellationManager` with the step's timeout): made by
+    `Session.run` as it starts, asked by every phase through `check()`, cancelled by `Session.close()`."""
     def __init__(self, deadline=None):
         self.deadline = deadline   # a time.monotonic() value, or None for no deadline
         self.error = None          # the OpError a cancelled run raises
@@ -25,6 +27,7 @@ class StepCancellation:
 
     @classmethod
     def for_timeout(cls, timeout_in_ms):
+        """The step of a run whose deadline is `timeout_in_ms` from now (no deadline for 0 or None)."""
         return cls(time.monotonic() + timeout_in_ms / 1000.0 if timeout_in_ms else None)
 
     def register_callback(self, callback):
@@ -39,6 +42,8 @@ class StepCancellation:
         return None
 
     def deregister_callback(self, token):
+        """Forget a callback registered with `register_callback` (TensorFlow's `DeregisterCallback`), once the part
+        that registered it is done."""
         with self._lock:
             self._callbacks.pop(token, None)
 

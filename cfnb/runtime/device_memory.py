@@ -46,6 +46,8 @@ class DeviceMemory:
 
     @classmethod
     def for_session(cls, devices, gpu_options):
+        """The memory of a Session's devices when it has a GPU, else None (no accounting on a CPU-only session). Without
+        cupy the GPUs are simulated, with a warning that says their limits."""
         gpus = [d for d in devices if parse(d).get("device_type") == "GPU"]
         if not gpus:
             return None
@@ -63,12 +65,15 @@ class DeviceMemory:
         self.copier.close()
 
     def allocator(self, device):
+        """The allocator of `device` (the host's for a device without its own)."""
         return self.allocators.get(device, self.host)
 
     def gpu_allocators(self):
+        """The GPUs' allocators."""
         return [a for a in self.allocators.values() if a is not self.host]
 
     def start_run(self):
+        """Start every allocator's record for a new run."""
         for a in {id(a): a for a in [self.host, *self.allocators.values()]}.values():
             a.start_run()
 
@@ -100,6 +105,8 @@ class DeviceMemory:
         return run
 
     def array_module(self, device):
+        """The array module kernels on `device` compute with: cupy on a real GPU, the strict simulated module under
+        strict simulation, numpy otherwise."""
         if backends.is_strict() and backends.is_gpu(device):
             return backends.strict.module(device)
         return backends.array_module(device)
@@ -128,6 +135,7 @@ class DeviceMemory:
         return recv
 
     def timeline(self):
+        """The run's memory timeline per device (`RunMetadata.memory_timeline`), for the course's memory plots."""
         return MemoryTimeline({a.device: a for a in [*self.gpu_allocators(), self.host]})
 
 

@@ -359,6 +359,9 @@ class ExecutorState:
 
     @staticmethod
     def _is_iteration_done(frame, it):
+        """True when iteration `it` of `frame` has nothing left to run and cannot receive more (TensorFlow's
+        `FrameState::IsIterationDone`): no outstanding ops or child frames, and for iteration 0 every input from
+        the parent frame has arrived; a later iteration only after its predecessor was deleted."""
         if it.outstanding_ops == 0 and it.outstanding_frame_count == 0:
             if it.iter_num == 0:
                 return frame.num_pending_inputs == 0
@@ -366,6 +369,9 @@ class ExecutorState:
         return False
 
     def _cleanup_iterations(self, frame, it):
+        """Delete finished iterations in order, starting at `it`, and start the deferred next one where
+        `parallel_iterations` held it back (TensorFlow's `PropagatorState::CleanupFramesIterations`). Returns
+        whether the whole frame is done: no inputs pending and no iteration outstanding."""
         curr = it.iter_num
         while curr <= frame.iteration_count and curr in frame.iterations and self._is_iteration_done(frame, it):
             if self.diagnose is not None:

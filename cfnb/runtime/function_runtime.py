@@ -51,9 +51,13 @@ class FunctionRuntime:
             self.step.check(op)
 
     def call(self, func_graph, args):
+        """Run a function graph on `args` and return its outputs (TensorFlow's
+        `FunctionLibraryRuntime::Run`); each function is compiled once, on first call."""
         return self.runner(func_graph)(list(args))
 
     def if_kernel(self, op):
+        """The kernel of a strict If (TensorFlow's `IfOp` in functional_ops.cc): call one branch
+        function on the inputs. Its predicate must be a scalar at run time."""
         then_graph, else_graph = op.get_attr("then_branch"), op.get_attr("else_branch")
 
         def if_(pred, *args):
@@ -64,6 +68,8 @@ class FunctionRuntime:
         return if_
 
     def case_kernel(self, op):
+        """The kernel of a strict Case (TensorFlow's `CaseOp`): call branch `index`; an index out
+        of range calls the last branch, the default, as TensorFlow does."""
         branches = op.get_attr("branches")
 
         def case(index, *args):
@@ -72,6 +78,8 @@ class FunctionRuntime:
         return case
 
     def while_kernel(self, op):
+        """The kernel of a strict While (TensorFlow's `WhileOp`): call cond, then body, until cond
+        is false."""
         return _WhileKernel(self, op, range(len(op.outputs)))
 
 

@@ -16,13 +16,16 @@ class MemoryEvent(NamedTuple):
 
 
 class MemoryLog:
-    def __init__(self):
+    def __init__(self, graph=None):
+        self.graph = graph  # the run's graph, where a drawing finds the value each stack holds (`stack of x`)
         self.events = []
         self._held = {}
         self.peak_bytes = 0
         self.peak_by_stack = {}
 
     def record(self, stack, nbytes, swap):
+        """Record that `stack` now holds `nbytes` (after a push or pop, swapped or not): the running total and the peaks
+        per stack are what chapter 09 plots."""
         self._held[stack] = nbytes
         total = sum(self._held.values())
         self.events.append(MemoryEvent(len(self.events), stack, nbytes, total, swap))
@@ -30,6 +33,7 @@ class MemoryLog:
         self.peak_by_stack[stack] = max(self.peak_by_stack.get(stack, 0), nbytes)
 
     def timeline(self, stack=None):
+        """The events in order, of one stack or all."""
         return [e for e in self.events if stack is None or e.stack == stack]
 
     def __repr__(self):

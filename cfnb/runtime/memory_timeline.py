@@ -17,6 +17,7 @@ class DeviceMemoryRecord(NamedTuple):
     events: tuple
 
     def count(self, kind):
+        """How many events of `kind` ("alloc", "free", "swap_out", ...) the device recorded."""
         return sum(1 for e in self.events if e.kind == kind)
 
     def backprop_start(self):
@@ -33,6 +34,7 @@ class MemoryTimeline:
                                                           tuple(a.events))
 
     def peak_bytes(self, device):
+        """The most bytes `device` held at once during the run."""
         return self[device].peak_bytes
 
     def __getitem__(self, device):

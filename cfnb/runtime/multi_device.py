@@ -161,8 +161,10 @@ class MultiDeviceExecutor:
         return make
 
     def run(self, feed_values, trace=None, deadline=None, cancellation=None):
-        """The fetched values. `cancellation` (Session.close() from another thread) aborts the rendezvous, which
-        stops every device as Ctrl-C does."""
+        """Run every partition at once, one thread per device, joined by one rendezvous (TensorFlow's
+        `DirectSession::RunInternal` with one executor per partition), and return the fetched values.
+        `cancellation` (Session.close() from another thread) aborts the rendezvous, which stops every device as
+        Ctrl-C does."""
         with self._lock:  # one run at a time: the call frame and the executors' endpoints are per run
             self._call.args = list(feed_values)
             self._call.results = [_MISSING] * len(self.fetch_names)

@@ -34,11 +34,15 @@ class Rendezvous:
         self.sends = 0
 
     def endpoint(self, device):
+        """A device's end of the rendezvous: its executor sends and receives through it, and the
+        rendezvous counts it to know when every device is blocked."""
         ep = Endpoint(self, device)
         self._endpoints.append(ep)
         return ep
 
     def send(self, key, value, is_dead):
+        """Deliver a `_Send`'s value and deadness (TensorFlow's `Rendezvous::Send`): to a Recv already parked
+        on the key, else into the table until it comes. A key sent twice in one run is an internal error."""
         with self._cond:
             if self.error is not None:
                 raise _cancelled(self.error)
@@ -104,6 +108,8 @@ class Rendezvous:
             self._cond.notify_all()
 
     def abort(self, error):
+        """Fail the run on every device (TensorFlow's `Rendezvous::StartAbort`): parked and later Sends and
+        Recvs raise `error`, so that each device's executor stops at its next transfer."""
         with self._cond:
             if self.error is None:
                 self.error = error

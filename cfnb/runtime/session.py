@@ -170,7 +170,8 @@ class Session:
 
     # --- running ------------------------------------------------------------------------
     def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
-        """Run what `fetches` need. The deadline (`RunOptions.timeout_in_ms`, else `operation_timeout_in_ms`) counts
+        """Run what `fetches` need (TensorFlow's `BaseSession.run`): the fetch structure comes back with values
+        in place of tensors. The deadline (`RunOptions.timeout_in_ms`, else `operation_timeout_in_ms`) counts
         from here, so pruning, lowering and compiling spend it too; `close()` from another thread cancels the run
         (runtime/cancellation.py)."""
         timeout = (options.timeout_in_ms if options is not None and options.timeout_in_ms else
@@ -197,7 +198,7 @@ class Session:
         executor = self._executor(flat_fetches, targets, feed_tensors, compiling, traced=trace is not None)
         compiling()
         static = executor.static if trace is None and step.deadline is None else None
-        self._state.memory = MemoryLog() if trace is not None else None
+        self._state.memory = MemoryLog(self._graph) if trace is not None else None
         self._running = static
         self._state.functions.step = step
         if self._memory is not None:
@@ -235,8 +236,10 @@ class Session:
         return running.progress() if running is not None else []
 
     def _executor(self, fetch_tensors, targets, feed_tensors, check=None, traced=False):
-        """The executor of (fetches, targets, feeds), compiled once; `check()` (the run's deadline and cancellation)
-        is asked between and inside the phases."""
+        """The executor of (fetches, targets, feeds), compiled once and cached until the graph changes (TensorFlow's
+        `DirectSession::GetOrCreateExecutors`): pruned, optimized, compiled, placed, and partitioned when its ops need
+        more than one device. `check()` (the run's deadline and cancellation) is asked between and inside the
+        phases."""
         key = (tuple(fetch_tensors), tuple(targets), tuple(feed_tensors), traced)
         cached = self._cache.get(key)
         if cached is not None and cached[0] == self._graph.version:

@@ -42,6 +42,7 @@ class SliceUpdate(NamedTuple):
 
     @property
     def inputs(self):
+        """The node's inputs in order: the target, the dynamic slice bounds, the value."""
         return [self.target, *self.dynamic, self.value]
 
 

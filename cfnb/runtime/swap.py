@@ -54,6 +54,8 @@ class CopyStream:
             return self._issued
 
     def wait(self, ticket):
+        """Block until copy `ticket` is done, waking the copy thread to do what is queued now; a copy that failed
+        raises its error here, in the thread that needs the value (as a CUDA stream's error surfaces at sync)."""
         with self._cv:
             while self._done < ticket:
                 self._waiting += 1
@@ -65,11 +67,13 @@ class CopyStream:
             raise error
 
     def result(self, ticket):
+        """What copy `ticket` returned, once done."""
         self.wait(ticket)
         with self._cv:
             return self._results.pop(ticket, None)
 
     def close(self):
+        """Stop the copy thread once the queue is empty."""
         with self._cv:
             self._closed = True
             self._cv.notify_all()
@@ -124,6 +128,8 @@ class SwappedTensor:
         self._device_value = None  # the device copy is no longer the stack's
 
     def wait_copied(self):
+        """Block until the device-to-host copy has finished (the swap-out's event, as TensorFlow's stack swap waits on
+        its copy stream)."""
         self._memory.copier.wait(self._out)
 
     def prefetch(self):

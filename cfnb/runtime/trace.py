@@ -116,6 +116,7 @@ class Trace:
         return self.firings[k]
 
     def of_node(self, name):
+        """The firings of the node named `name`, in order: one per iteration for a node in a loop."""
         return [f for f in self.firings if f.node == name]
 
     def as_text(self, limit=None, nodes=None):

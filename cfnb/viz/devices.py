@@ -23,6 +23,7 @@ class Timeline:
 
     @property
     def duration(self):
+        """The time the last firing ended, in seconds from the start of the run."""
         return max((f.end for f in self.firings), default=0.0)
 
     def busy(self, device):
@@ -53,6 +54,8 @@ class Timeline:
 
     @property
     def svg(self):
+        """The timeline as SVG: one row per device, one bar per firing (grey when dead), the run's duration on the
+        axis: what TensorBoard's trace viewer shows of a multi-device step."""
         left, top, rh = 70, 20, self.row_height
         scale = (self.width - left - 10) / (self.duration or 1.0)
         height = top + rh * len(self.devices) + 24

@@ -104,6 +104,7 @@ MISSING_DOT = ("Graphviz's `dot` program is not installed, so graphs are shown a
 
 
 def dot_available():
+    """Whether Graphviz's `dot` is on PATH: drawings need it, and tests say so when it is missing."""
     return shutil.which("dot") is not None
 
 
@@ -158,6 +159,8 @@ def trace_state(trace, step):
 
 
 def step_caption(firing):
+    """The caption of one step of a trace: which node fired, in which frame and iteration, live or dead, with its
+    value."""
     frame = firing.frame or "root"
     return (f"step {firing.step}: {firing.node} ({firing.op_type}) in frame {frame}, iteration {firing.iteration}, "
             f"{'live' if firing.live else 'dead'}" + (f", value {firing.value}" if firing.live else ""))

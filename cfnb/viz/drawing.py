@@ -82,6 +82,8 @@ class Drawing:
     # --- the picture ------------------------------------------------------------------------------
     @property
     def svg(self):
+        """The drawing rendered by `dot`, once; a drawing slightly wider than the page is re-emitted to be scaled
+        down, when its text stays readable."""
         if self._svg is None:
             self._svg = render_svg(self.dot)
             m = measure(self._svg)
@@ -96,18 +98,22 @@ class Drawing:
 
     @property
     def width(self):
+        """The rendered width in pixels."""
         return measure(self.svg).width
 
     @property
     def height(self):
+        """The rendered height in pixels."""
         return measure(self.svg).height
 
     @property
     def font_px(self):
+        """The smallest font size in the rendered drawing, in pixels."""
         return measure(self.svg).font_px
 
     @property
     def fits(self):
+        """Whether the drawing fits the page width with readable text (the course's legibility rule, `viz/fit.py`)."""
         m = measure(self.svg)
         return m.width <= self.page_width + 0.5 and (m.font_px or MIN_FONT) >= MIN_FONT - 0.01
 
@@ -158,6 +164,8 @@ class Drawing:
         return self.styled(step=current.node, dead=dead, fired=fired, values=values)
 
     def svg_at(self, trace, step):
+        """The drawing at `step` of `trace`: each node coloured by what it has done so far (waiting, fired live,
+        dead)."""
         return self.svg_for(self.at(trace, step))
 
     def caption(self, firing):

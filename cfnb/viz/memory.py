@@ -29,6 +29,8 @@ class MemoryPlot:
 
     @property
     def svg(self):
+        """The memory plot as SVG: bytes in use over the run, one line per device, with its memory limit (chapter
+        09's picture of what swapping saves)."""
         left, right, top, bottom = 70, 150, 24, 30
         w, h = self.width - left - right, self.height - top - bottom
         duration = max((r.events[-1].time for r in self.records if r.events), default=0.0) or 1.0

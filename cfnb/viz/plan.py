@@ -27,11 +27,14 @@ class Plan:
         self.gradient_clusters = set()
 
     def add(self, kind, name, label, attrs, cluster, ops, prefix="o"):
+        """Add a drawn element (a node, a frame, a cond box) for `ops`, with an id unique in this drawing."""
         eid = svg_id(prefix, name, self.ids)
         self.elements[eid] = Element(eid, label, attrs, cluster, list(ops), kind)
         return eid
 
     def edge(self, src, dst, **attrs):
+        """Add an edge between two drawn elements, unless it repeats one of the last 40 (same ends, label and
+        style): at a folded level of detail several edges of the graph land on the same pair of drawn elements."""
         if src is None or dst is None or src == dst:
             return
         key = (src, dst, attrs.get("label"), attrs.get("style"))

@@ -14,6 +14,7 @@ through `_repr_mimebundle_`.
 import html
 
 from .figure import figure_bundle
+from .names import Names
 
 PALETTE = ["#3d85c6", "#e69138", "#6aa84f", "#a64d79", "#cc0000", "#674ea7", "#bf9000", "#45818e"]
 DEAD = "#cccccc"
@@ -145,13 +146,14 @@ def memory_timeline(memory, title=None, width=640, height=180):
                  f'<text x="{left + width}" y="{top + height + 14}" text-anchor="end" fill="#666">'
                  f'push/pop event (time) →</text>')
     series = [("all stacks", "#000000", [(-0.5, 0)] + [(k, e.total) for k, e in enumerate(events)])]
+    labels = _stack_labels(memory, stacks)
     for n, stack in enumerate(stacks):
         held, points = 0, [(-0.5, 0)]
         for k, e in enumerate(events):
             if e.stack == stack:
                 held = e.bytes
             points.append((k, held))
-        series.append((stack, PALETTE[n % len(PALETTE)], points))
+        series.append((labels[stack], PALETTE[n % len(PALETTE)], points))
     for n, (name, color, points) in enumerate(series):
         if points:
             path = " ".join(f"{xs(k):.1f},{ys(b):.1f}" for k, b in points)
@@ -162,6 +164,19 @@ def memory_timeline(memory, title=None, width=640, height=180):
     parts.append("</svg>")
     text = f"<memory timeline: {len(events)} push/pop events on {len(stacks)} stacks, peak {memory.peak_bytes} bytes>"
     return Picture("\n".join(parts), text)
+
+
+def _stack_labels(memory, stacks):
+    """Each stack by the student's name for what it holds (`stack of v`, names.py), its node's name after it."""
+    graph = getattr(memory, "graph", None)
+    ops = {op.name: op for op in graph.get_operations()} if graph is not None else {}
+    names = Names(ops.values()) if ops else None
+    labels = {}
+    for stack in stacks:
+        op = ops.get(stack)
+        held = names.history_name(op) if op is not None else None
+        labels[stack] = f"{held} ({stack})" if held and not held.endswith(")") else stack
+    return labels
 
 
 def _nice_step(span):

@@ -50,6 +50,9 @@ class BreakContinue(ast.NodeTransformer):
         self.ctx = ctx
 
     def visit_While(self, node):  # noqa: N802 - ast's names
+        """Remove `break` and `continue` from a loop (AutoGraph's `break_statements` and `continue_statements`
+        converters): a flag per loop, the statements after a jump guarded by it, the loop's test `not brk and
+        test`, and its `else` run only when no `break` happened."""
         node.body = _early_continues(node.body)
         has_break, has_continue = _jumps(node.body, ast.Break), _jumps(node.body, ast.Continue)
         before, after = [], []

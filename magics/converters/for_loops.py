@@ -24,6 +24,8 @@ class ForLoops(ast.NodeTransformer):
         self.ctx = ctx
 
     def visit_For(self, node):  # noqa: N802 - ast's names
+        """A `for` as a `while` over an index (AutoGraph's `for_stmt` over a tensor or a list): `for_iter` checks the
+        iterable once, `for_item` reads item `counter`; the `else` runs when the loop ends without a `break`."""
         node = self.generic_visit(node)  # nested loops first
         n = self.ctx.new_number()
         label = ast.unparse(node.target)

@@ -40,6 +40,9 @@ class WhileLoops(ast.NodeTransformer):
             self.nesting -= 1
 
     def visit_While(self, node):  # noqa: N802
+        """A `while` as a call of `while_stmt` (AutoGraph's control_flow converter): its test and body become
+        functions of the loop variables (the names the body hands on), the names only read become loop invariants,
+        and a condition that reads nothing the body changes is refused, naming its line."""
         live, surely_written = exposed(node.body)
         live_in = loads(node.test) | live
         names = sorted(handed_on(node.body, node, self.counts, live_in))

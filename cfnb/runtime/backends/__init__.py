@@ -42,14 +42,18 @@ def strict_simulation():
 
 
 def is_strict():
+    """Whether GPU kernels run under the strict simulated backend (tests: proves no kernel falls back to host numpy on a
+    GPU)."""
     return _simulation["strict"]
 
 
 def has_gpu():
+    """Whether cupy and a CUDA device are available: GPU devices are real then, simulated otherwise."""
     return cupy_module() is not None
 
 
 def is_gpu(device):
+    """Whether a device name names a GPU (`.../device:GPU:0`, `/gpu:1`)."""
     return "GPU" in (device or "").upper().rsplit("/", 1)[-1]
 
 

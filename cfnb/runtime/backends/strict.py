@@ -53,6 +53,8 @@ def _tag(obj, device):
 
 
 def common_device(values, what):
+    """The one device all arrays in `values` are on, or None for host arrays only; arrays from two devices, or a device
+    array with a host array, raise DeviceMixingError naming `what`: cupy would copy silently or fail."""
     device = None
     for a in _arrays(values, []):
         if isinstance(a, DeviceArray):
@@ -90,6 +92,8 @@ class _Module:
 
 
 def module(device):
+    """The array module of the simulated `device`: numpy's functions, refusing to mix devices, their results on `device`
+    (what cupy is to a real GPU)."""
     return _Module(device)
 
 
@@ -99,6 +103,7 @@ class DeviceArray(np.ndarray):
 
     @property
     def device(self):  # numpy 2's ndarray.device says "cpu"; this one names the cfnb device
+        """The cfnb device the array is on (numpy 2's `ndarray.device` says "cpu")."""
         return self._device
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -118,6 +123,7 @@ class DeviceArray(np.ndarray):
 
 
 def on_device(array, device):
+    """`array` as a DeviceArray on `device`, without a copy: the simulated host-to-device transfer."""
     out = np.asarray(array).view(DeviceArray)
     out._device = device
     return out

@@ -67,9 +67,12 @@ class Codegen:
 
     # --- the code so far: what cond_to_if.py uses ----------------------------------------------
     def emit(self, indent, line):
+        """Append one line of generated code at `indent` levels (four spaces each)."""
         self.lines.append("    " * indent + line)
 
     def set_ref(self, node_id, port, expr, dead):
+        """Record the expression that holds output `port` of node `node_id` from here on, and whether it may be DEAD:
+        later nodes read it instead of a token."""
         self.ref[(node_id, port)] = expr
         self.maybe_dead[(node_id, port)] = dead
 
@@ -86,6 +89,7 @@ class Codegen:
 
     # --- inputs -------------------------------------------------------------------------------
     def input_refs(self, item):
+        """The expressions holding `item`'s inputs, and for each whether it may be dead."""
         refs = [self.ref[(src, port)] for src, port in item.in_edges]
         dead = [self.maybe_dead[(src, port)] for src, port in item.in_edges]
         return refs, dead
@@ -95,6 +99,9 @@ class Codegen:
         return self.ref[(node_id, "live")], self.maybe_dead[(node_id, "live")]
 
     def dead_test(self, item):
+        """`item`'s input expressions, and the Python test that is true when one of its data or control inputs is dead
+        ("" when none can be): the executor's "a node with a dead input is dead" rule, decided in the generated code
+        instead of with tokens."""
         refs, dead = self.input_refs(item)
         tests = [f"{r} is DEAD" for r, d in zip(refs, dead) if d]
         for src in item.control_in:
@@ -138,6 +145,8 @@ class Codegen:
                 owner[nid] = key
 
     def emit_unit(self, key, members, indent, defaults):
+        """Emit one unit of the frame's order: a cond that became an `if`/`else`, a call of a child loop frame's
+        function, or one node."""
         if key[0] == "cond":
             cond_to_if.emit_cond(self, self.conds[key], indent, defaults)
         elif key[0] == "frame":
@@ -147,6 +156,8 @@ class Codegen:
             self.emit_node(item, indent, defaults)
 
     def emit_child_call(self, child, enters, indent):
+        """Call a nested loop's function from its parent frame with the values of its Enters, and bind its Exits'
+        results; the whole loop is dead (not called) when an input to it may be dead and is."""
         args = []
         any_dead = False
         for e in enters:
@@ -192,14 +203,18 @@ class Codegen:
         emitter(self, item, indent, defaults)
 
     def emit_feed(self, item, indent, defaults):
+        """A fed tensor: read from the `feeds` list, never dead."""
         self.emit(indent, f"v{item.id} = feeds[{item.feed_index}]")
         self.set_ref(item.id, 0, f"v{item.id}", False)
         self.set_ref(item.id, "live", f"v{item.id}", False)
 
     def emit_retval(self, item, indent, defaults):
+        """A fetch: remember which expression holds it, returned at the end of the root frame."""
         self.retvals[item.retval_index] = self.ref[item.in_edges[0]]
 
     def emit_trigger(self, item, indent, defaults):
+        """A ControlTrigger: live whatever its inputs (TensorFlow's ControlTriggerOp runs on dead inputs), so what waits
+        on it always runs."""
         self.set_ref(item.id, "live", "LIVE", False)  # a ControlTrigger is never dead
 
     def emit_read_through(self, item, indent, defaults):
@@ -239,6 +254,8 @@ class Codegen:
         self.set_ref(nid, "live", f"v{nid}", True)
 
     def emit_switch(self, item, indent, defaults):
+        """A Switch as an `if` on its predicate: the taken output gets the value, the other DEAD, and both are DEAD when
+        an input is (TensorFlow's `SwitchOp`); a non-scalar predicate fails as TensorFlow's does."""
         refs, test = self.dead_test(item)
         nid = item.id
         self.emit(indent, f"_p = {refs[1]}")
@@ -339,6 +356,8 @@ class Codegen:
             self.emit_own_frame(name, False)
 
     def emit_own_frame(self, name, with_conds):
+        """Emit the function of one frame: the root frame's (which returns the fetches) or a loop's (which iterates
+        until its LoopCond is false and returns its Exits)."""
         self.with_conds = with_conds
         self.frame_fn[name] = f"frame_{self.frame_index[name]}"
         if name == ROOT:
@@ -453,6 +472,8 @@ class Codegen:
         return code
 
     def emit_def(self, fn, params, defaults, body):
+        """Close a frame's function: its constants bound as default arguments (fast local reads), and dead inputs'
+        buffers forwarded to the ops that may overwrite them (buffer_forwarding.py)."""
         body = buffer_forwarding.forward_dead_inputs(body, defaults, self.forward_sites, self.forwarded)
         names = sorted(defaults)
         for n in names:

@@ -44,6 +44,7 @@ class Cond:
         self.merges = merges                # [(Merge NodeItem, {side: (src id, port)})]
 
     def members(self):
+        """The ids of every node the `if`/`else` replaces: its Switches, both sides and its Merges."""
         ids = {sw.id for sw in self.switches} | self.sides[0] | self.sides[1]
         return ids | {m.id for m, _ in self.merges}
 

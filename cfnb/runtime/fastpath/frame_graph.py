@@ -40,6 +40,7 @@ class FrameGraph:
                 self.children_of.setdefault(info.parent_name, []).append(name)
 
     def exits_of(self, name):
+        """The Exit nodes of loop frame `name`: what its function returns."""
         return [it for it in self.exe.frames[name].nodes if it.kind == EXIT]
 
     def units_of(self, name):

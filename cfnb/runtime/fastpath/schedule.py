@@ -84,7 +84,8 @@ class StaticSchedule:
         return list(zip(frames, iters[len(iters) - len(frames):])) if frames else []
 
     def run(self, feed_values, cancellation=None):
-        """The fetched values. A loop tests `_cancelled` once per iteration: `cancellation` (the run's
+        """Run the generated code and return the fetched values (the fast path's `Executor.run`; a kernel's error
+        names its graph node). A loop tests `_cancelled` once per iteration: `cancellation` (the run's
         StepCancellation) sets it when `Session.close()` cancels the run, and the loop raises its CancelledError."""
         namespace = self._namespace
         del namespace["_frames"][:]
