@@ -1,15 +1,13 @@
 """The second fuzz family on cfnb's five execution paths (the same paths as tests/fuzz/cfnb_paths.py), on two CPUs."""
+import pathlib
+import sys
+
 from harness2 import TWO_CPUS, build, error_of, run
 
 import cfnb
 
-PATHS = {
-    "v1-static": ("v1", {}),
-    "v1-executor": ("v1", {"static_schedule": False}),
-    "v2-static": ("v2", {}),
-    "v2-executor": ("v2", {"static_schedule": False}),
-    "v2-strict": ("v2", {"lower_functional_ops": False}),
-}
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "fuzz"))
+from cfnb_paths import PATHS  # noqa: E402  (the five paths, named once for both families)
 
 
 def run_cfnb(program, paths=tuple(PATHS)):
