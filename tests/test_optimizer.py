@@ -54,13 +54,15 @@ def mode(request):
     (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
 
 
-def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON):
-    """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops)."""
+def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON, memory_limit=None):
+    """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops), on a device
+    with `memory_limit` bytes (None: no limit)."""
     fetches, feeds = list(fetches), list(feeds)
     if has_functional_ops(graph):
         low = lower_functional_ops(graph)
         graph, fetches, feeds = low.graph, [low.tensor_map[t] for t in fetches], [low.tensor_map[t] for t in feeds]
-    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite).rewrites.items() if done}
+    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite, memory_limit=memory_limit)
+            .rewrites.items() if done}
 
 
 def run(graph, fetches, feeds, init, cfg):
@@ -315,3 +317,43 @@ def test_regression_programs_keep_their_answers(mode):
         return graph, fetches, feeds, init
     items = [(name, lambda b=b: make(b)) for name, b in reliab.PROGRAMS.items() if mode in reliab.MODES[name]]
     _check_corpus(items, mode)
+
+
+# --- a device's memory limit ------------------------------------------------------------------------------------
+def _gpu_rnn(steps=12):
+    """(graph, fetches, feeds) of an RNN whose fission and batching fire: h <- tanh(x_t W_x + h W_h), with gradients."""
+    rng = np.random.RandomState(5)
+    graph = cfnb.Graph()
+    with graph.as_default():
+        x = cfnb.placeholder(cfnb.float32, [steps, 8, 16], name="x")
+        w_x = cfnb.constant(rng.randn(16, 16).astype(np.float32) * 0.3)
+        w_h = cfnb.constant(rng.randn(16, 16).astype(np.float32) * 0.3)
+        step = lambda t, h: cfnb.tanh(cfnb.matmul(cfnb.gather(x, t), w_x) + cfnb.matmul(h, w_h))
+        _, h = cfnb.while_loop(lambda t, h: t < steps, lambda t, h: (t + 1, step(t, h)), [0, cfnb.zeros([8, 16])])
+        fetches = [h] + cfnb.gradients(cfnb.reduce_sum(h), [w_x, w_h])
+    return graph, fetches, {x: rng.randn(steps, 8, 16).astype(np.float32)}
+
+
+def _gpu_peak(graph, fetches, feeds, rewrite, limit_mb=None):
+    """(values, the GPU's peak bytes) of one run on a simulated GPU, with a memory limit or without."""
+    vd = cfnb.GPUOptions.Experimental.VirtualDevices
+    gpu = {"device_count": {"GPU": 1}} if limit_mb is None else {"gpu_options": cfnb.GPUOptions(
+        experimental=cfnb.GPUOptions.Experimental(virtual_devices=[vd(memory_limit_mb=[limit_mb])]))}
+    with pytest.warns(UserWarning, match="simulated"), cfnb.Session(graph=graph, config=config(rewrite, **gpu)) as sess:
+        meta = cfnb.RunMetadata()
+        values = sess.run(fetches, feeds, run_metadata=meta)
+    return values, meta.memory_timeline["GPU:0"].peak_bytes
+
+
+def test_fission_and_batching_decline_on_a_device_with_a_memory_limit(mode):
+    graph, fetches, feeds = _gpu_rnn()
+    cuDNN = {"loop_fission", "accumulation_batching"}
+    assert cuDNN <= set(rewrites(graph, fetches, feeds))
+    assert not cuDNN & set(rewrites(graph, fetches, feeds, memory_limit=1 << 20))
+    as_built, peak_as_built = _gpu_peak(graph, fetches, feeds, OFF, limit_mb=1)
+    on_limited, peak_limited = _gpu_peak(graph, fetches, feeds, RC(), limit_mb=1)
+    on_unlimited, peak_unlimited = _gpu_peak(graph, fetches, feeds, RC())
+    assert peak_limited <= peak_as_built < peak_unlimited  # unlimited, the passes fire and the peak grows
+    for got in (on_limited, on_unlimited):
+        for a, b in zip(got, as_built):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)

@@ -15,10 +15,12 @@ two-input AddN), its value read by nothing else in the loop and the product by n
 operands run in every iteration (not in a cond branch) and vary with it; the operands are rank 2 floats of
 fully known shapes with the same number of rows. A loop that runs zero times stacks zero rows, and the product
 is zero: the result is `init`, as before. The values equal the loop's within float rounding (the sum is
-associated differently). The graph must not ask for swapping: the stacked operands stay in device memory.
+associated differently). The graph must not ask for swapping, and its device must have no memory limit
+(`loop_fission.per_step_only`): every step's operands stay in device memory until the product, with their
+stacked copies, where the graph as built frees each popped value in the gradient loop.
 """
 from .graph_edit import Builder, add_accumulator
-from .loop_fission import swaps
+from .loop_fission import per_step_only
 from .loop_frames import pure, source
 
 NAME = "accumulation_batching"
@@ -75,7 +77,7 @@ def batch(rewrite, view, loop, var, operands, stacked):
 
 def run(rewrite):
     """Rewrite the copy in place; returns [(frame, [names of the Exits now computed after the loop])]."""
-    if swaps(rewrite.view()):
+    if per_step_only(rewrite):
         return []
     done = []
     for name in sorted(rewrite.view().loops):
