@@ -111,8 +111,11 @@ def nest_values(fetches):
 
 # --- which pass fires where ------------------------------------------------------------------------------
 FIRES = {  # program: {mode: passes that must fire}; every other pass must not
-    "opt_rnn_tensorarray": {"v1": {"loop_fission", "accumulation_batching"}},
-    "opt_rnn_gather_chain": {"v1": {"loop_fission", "accumulation_batching"}},
+    # v1: batching multiplies the rows of x the forward loop pushed as x itself, so their stack is emptied
+    "opt_rnn_tensorarray": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
+                            "v2": {"loop_fission", "accumulation_batching"}},
+    "opt_rnn_gather_chain": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
+                             "v2": {"loop_fission", "accumulation_batching"}},
     "opt_rnn_one_gradient": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
                              "v2": {"loop_fission", "accumulation_batching"}},  # v2: pruning drops the lists
     "opt_invariant_chain": {"v1": {"loop_invariant_node_motion", "stack_push_removal"},
@@ -142,6 +145,27 @@ def test_fission_hoists_the_input_projection_and_batching_the_weight_gradients()
     assert ops["while/mul/hoisted/row"].type == "GatherV2"  # the row of F = 2 sigmoid(X W + b), in the loop
     assert "while/MatMul" not in ops and ops["while/MatMul/hoisted"].inputs[0].shape.as_list() == [15, 5]
     assert ops["gradients/while/MatMul/Enter_grad/b_acc_3/batched/MatMul"].get_attr("transpose_a")
+
+
+def test_batching_multiplies_the_rows_a_v1_forward_loop_pushed_as_the_tensor_they_came_from():
+    """dW_x = sum_t x_t^T dz_t: x_t is row t of x, pushed on a history stack by the forward loop and popped last to
+    first by the gradient loop; the product reads x itself (its rows reversed), and the stack is emptied."""
+    was = cfnb.control_flow_v2_enabled()
+    cfnb.disable_control_flow_v2()
+    try:
+        graph, fetches, feeds, _, _ = conformance.build_program(cfnb, conformance.PROGRAMS["opt_rnn_tensorarray"])
+    finally:
+        (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
+    opt = optimize(graph, list(fetches.values()), list(feeds))
+    ops = {op.name: op for op in opt.graph.get_operations()}
+    rows = [op for name, op in ops.items() if name.endswith("/stacked/rows")]
+    assert len(rows) == 1 and rows[0].type == "GatherV2" and rows[0].inputs[0].op.type == "Placeholder"
+    x_stack = opt.rewrites["stack_push_removal"][0][1]
+    assert all(ops[name].type == "NoOp" for name in x_stack)  # pushes nothing: the loop reads no row of x
+    assert "while/TensorArrayReadV3" in {op.name for op in graph.get_operations()} and \
+        not any(op.type == "TensorArrayReadV3" and op.name.startswith("while/") for op in ops.values())
+    fired, problems = equivalent(graph, fetches, feeds)
+    assert "accumulation_batching" in fired and not problems
 
 
 def _loop_program(body, n=4, x_rows=4, init=None, swap=False):

@@ -119,8 +119,8 @@ def hoist(rewrite, view, loop, found):
                                                  "parallel_iterations": loop.parallel_iterations},
                           name=f"{op.name}/hoisted/Enter", device=op.device)
         axis = inside.const(0, counter.body_value.dtype, f"{op.name}/hoisted/axis")
-        row = inside.op("GatherV2", [enter, counter.body_value, axis], name=f"{op.name}/hoisted/row",
-                        device=op.device)
+        row = inside.op("GatherV2", [enter, counter.body_value, axis], {"_row_view": True},
+                        name=f"{op.name}/hoisted/row", device=op.device)  # F is ours: its row, uncopied
         row._shape = out.shape
         rewrite.reroute(out, row, keep=set(work))
     return [op.name for op in work]
