@@ -22,7 +22,7 @@ sys.path.insert(0, str(FUZZ2))
 
 from explain_segment import REFUSAL  # noqa: E402
 from float64 import Float64Program  # noqa: E402
-from gen2 import Program  # noqa: E402
+from gen2 import Program, generate  # noqa: E402
 from harness2 import TWO_CPUS, decode, mismatches  # noqa: E402
 from paths2 import PATHS, run_cfnb  # noqa: E402
 
@@ -49,7 +49,10 @@ def test_every_explained_mismatch_has_evidence_and_is_listed_in_known_md():
     assert explained == evidenced
     known = (FUZZ2 / "KNOWN.md").read_text()
     assert all(e["where"] in known for e in EVIDENCE), [e["where"] for e in EVIDENCE if e["where"] not in known]
-    assert sum(e["where"].startswith("gen2 seed") for e in EVIDENCE) >= 3  # the long run's (seeds 500..687)
+    seeds = [int(e["where"].removeprefix("gen2 seed ")) for e in EVIDENCE if e["where"].startswith("gen2 seed")]
+    assert len(seeds) >= 3  # the long run's (seeds 500..687)
+    for seed, entry in zip(seeds, [e for e in EVIDENCE if e["where"].startswith("gen2 seed")], strict=True):
+        assert generate(seed).as_json() == {"source": entry["source"], "feeds": entry["feeds"]}, "gen2.py changed"
 
 
 @pytest.mark.parametrize("entry", EVIDENCE, ids=[e["where"] for e in EVIDENCE])
