@@ -8,7 +8,8 @@ of the weighted first-order gradient along `x` (stop_gradient values held at the
   differences are smooth (two step sizes agree), and TensorFlow's own v2 answer, second order included, agrees with
   them, so the refused gradient is well defined;
 - cfnb is right: in float64 on both v1 paths, its forward values equal TensorFlow's and its gradients equal the
-  finite differences (None exactly where they are zero); in float32 its answer is TensorFlow's v2 answer.
+  finite differences (None exactly where they are zero); in float32 its answer is TensorFlow's v2 answer;
+- in `make test-all`, cfnb's v2 float64 gradients, second order included, equal them on the three v2 paths.
 """
 import json
 import pathlib
@@ -95,3 +96,28 @@ def test_cfnb_v1_gradient_equals_finite_differences(entry, control_flow_v1):
     answer = {k: v for k, v in entry["tensorflow"]["v2"].items() if k != "grad2_x"}
     for path, result in run_cfnb(program, V1_PATHS).items():
         assert not mismatches(result, decode(answer)), f"{path}: float32 answer is not TensorFlow's v2 answer"
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("entry", EVIDENCE, ids=[e["where"] for e in EVIDENCE])
+def test_cfnb_v2_first_and_second_order_equal_finite_differences(entry):
+    """cfnb's v2 answer in float64 on the three v2 paths, second order included (about 3 s a program: `make
+    test-all` only; the corpus test checks the float32 answer against TensorFlow's on one path)."""
+    was_v2 = cfnb.control_flow_v2_enabled()
+    cfnb.enable_control_flow_v2()
+    try:
+        built = Float64Program(cfnb, Program(entry["source"], entry["feeds"]), weighted=True)
+        with built.graph.as_default():
+            (grad2_x,) = cfnb.gradients(built.weighted, [built.x])
+    finally:
+        (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
+    fd = entry["finite_differences_float64"]
+    for path in ("v2-static", "v2-executor", "v2-strict"):
+        config = cfnb.ConfigProto(device_count=TWO_CPUS, **PATHS[path][1])
+        with cfnb.Session(graph=built.graph, config=config) as sess:
+            grads = built.gradients(sess)
+            second = sess.run(grad2_x, built._feed(*built.inputs()))
+        for key in FIRST_ORDER:
+            assert _close(grads[key], fd[key], 1e-6, 1e-6), f"{path}: {key} {grads[key]} != {fd[key]}"
+        # a finite difference of a float64 gradient, step 1e-5: good to about 1e-6
+        assert _close(second, fd["grad2_x"], 1e-5, 1e-5), f"{path}: grad2_x {second} != {fd['grad2_x']}"
