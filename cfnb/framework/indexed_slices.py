@@ -33,6 +33,23 @@ class IndexedSlices:
         return TensorShape(None) if self._values.shape.ndims is None else \
             TensorShape([None]).concatenate(self._values.shape[1:])
 
+    def _to_components(self):
+        """The tensors that carry it through control flow (TensorFlow's `IndexedSlicesSpec._to_components`):
+        values, indices and, when it has one, dense_shape."""
+        return [self._values, self._indices] + ([] if self._dense_shape is None else [self._dense_shape])
+
+    def _from_components(self, components):
+        """An IndexedSlices like this one made of `components` (in `_to_components`' order)."""
+        return IndexedSlices(*components)
+
+    def _component_shapes(self, dense_shape):
+        """The shape of each component, given the dense shape a loop's shape invariant states (TensorFlow's
+        `IndexedSlicesSpec._component_specs`): values [None, *rest], indices [None], dense_shape [rank]."""
+        dense_shape = TensorShape(dense_shape)
+        rows = TensorShape([None])
+        values = rows.concatenate(dense_shape[1:]) if dense_shape.ndims is not None else TensorShape(None)
+        return [values, rows, TensorShape([dense_shape.ndims])][:len(self._to_components())]
+
     def __neg__(self):
         # `-values` is the Neg op the op layer installs as Tensor.__neg__ (TensorFlow's IndexedSlices.__neg__).
         return IndexedSlices(-self._values, self._indices, self._dense_shape)

@@ -392,10 +392,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             loop_state.post_processing()
         # As in TensorFlow 1, a second-order gradient through a v1 loop is None when no path from x reaches
         # the gradient loop (its history stacks cut it), and a TypeError (the Exit gradient) when one does.
-        result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
-        if src_graph is not None:  # a functional op's gradient function returns dense tensors
-            result = [convert_to_tensor(r) if isinstance(r, IndexedSlices) else r for r in result]
-        return result
+        return [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
 
 
 def _check_same_graph(tensors):
