@@ -14,8 +14,8 @@ the forward op*, which is rewritten in place to produce them (the course shows t
 Because the gradient op satisfies the same contract, gradients of gradients work.
 """
 from ..framework import build_journal, dtypes, nest
-from ..framework.indexed_slices import IndexedSlices
 from ..framework.func_graph import FuncGraph, unique_function_name
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..framework.tensor_shape import TensorShape

@@ -10,8 +10,8 @@ It runs either as a strict function call (`runtime/function_runtime.py`) or, by 
 lowering pass (`passes/lowering.py`) has rewritten it into Switch/Merge.
 """
 from ..framework import dtypes, nest
-from ..framework.indexed_slices import IndexedSlices
 from ..framework.func_graph import FuncGraph, unique_function_name
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
 from . import array_ops, math_ops

@@ -10,8 +10,8 @@ backprop loop's counter and the gradient accumulators of loop invariants.
 import numpy as np
 
 from ..framework import build_journal, dtypes, nest
-from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from . import array_ops, while_checks
 from . import control_flow_util as util
 from .array_ops import constant, fill, identity

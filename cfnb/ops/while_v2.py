@@ -157,7 +157,8 @@ def _build_body(g, scope, loop, body, cond_graph, swap_memory):
         for t in cond_graph.external_captures:  # cond's captures come first among the body's
             body_graph.capture(t)
         result = while_checks.body_result(loop.label, body(*loop.pack(loop_vars)), loop.pack(loop_vars))
-        outs = [body_graph.capture(convert_to_tensor(_flow_of(v))) for v in nest.flatten(result, expand_composites=True)]
+        outs = [body_graph.capture(convert_to_tensor(_flow_of(v)))
+                for v in nest.flatten(result, expand_composites=True)]
         for i, (inp, out, shape) in enumerate(zip(loop.flat, outs, loop.shapes)):
             while_checks.check_body_output(loop.label, i, inp, shape, out)
         body_graph.outputs = [counter + 1, bound] + outs
