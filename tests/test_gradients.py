@@ -264,3 +264,22 @@ def test_gradient_of_a_variable_read_in_one_cond_branch(form):
     untaken = sess.run(grads, {x: [1.0, 1.0], p: False})
     assert [g.tolist() for g in taken] == [[1.0, 1.0], [1.0, 2.0]]
     assert [g.tolist() for g in untaken] == [[0.0, 0.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("form", ["v1", "v2"])
+def test_the_gradient_of_a_cond_whose_branch_gathers(form):
+    # TensorFlow's testCondGrad_Gather: v1 adds the Merge's IndexedSlices to the identity branch's dense gradient
+    # (a Tensor); v2's If gradient returns its components, the identity branch's gradient made slices of every row,
+    # so the gradient is an IndexedSlices (values recorded in grad2_tf.json: cond_gradient_of_gather_*).
+    if form == "v2":
+        tf.enable_control_flow_v2()
+    v = tf.placeholder(tf.float32, [2])
+    c = tf.placeholder(tf.int32, [])
+    r = tf.cond(c < 2, lambda: tf.identity(v), lambda: tf.gather(v, [1, 1]))
+    (g,) = tf.gradients(r, [v])
+    assert isinstance(g, tf.IndexedSlices) == (form == "v2")
+    assert g.indices.dtype == tf.int32 if form == "v2" else g.dtype == tf.float32
+    dense = tf.convert_to_tensor(g)
+    with tf.Session() as sess:
+        assert sess.run(dense, {v: [1.0, 42.0], c: 1}).tolist() == [1.0, 1.0]
+        assert sess.run(dense, {v: [1.0, 42.0], c: 3}).tolist() == [0.0, 2.0]

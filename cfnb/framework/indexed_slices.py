@@ -6,7 +6,12 @@ gradients of several gathers aggregate by concatenating their slices. Where a de
 (an op's input, a sum with a dense gradient) it converts to one: rows with the same index add up
 (UnsortedSegmentSum, registered in gradients/indexed_slices_util.py).
 """
+import collections
+
 from .tensor_shape import TensorShape
+
+# What a Session gives back for a fetched IndexedSlices: its parts' values (TensorFlow's `IndexedSlicesValue`).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 class IndexedSlices:
