@@ -41,7 +41,7 @@ def _rebuild(original, tensor):
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
-               name=None, return_same_structure=False, back_prop=True, swap_memory=False):
+               name=None, return_same_structure=True, back_prop=True, swap_memory=False):
     """One `While` op (`StatelessWhile` when neither function touches state) that stands for the Python loop
 
         i = 0
@@ -50,7 +50,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             i += 1
 
     (TensorFlow's `while_v2.while_loop`). Returns the final loop variables packed as `loop_vars`, each through
-    an Identity of the op's output, so that fetching one prunes the others once the op is lowered.
+    an Identity of the op's output, so that fetching one prunes the others once the op is lowered; as in
+    TensorFlow, called directly it returns that structure even for one loop variable (`return_same_structure`
+    defaults to True here, to False in `while_loop`).
     """
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
