@@ -61,10 +61,10 @@ class TensorArrayState:
         if self.values[index] is not None and self.accumulate:
             value = _xp().asarray(value)
             if value.shape != self.values[index].shape:
-                raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not aggregate to TensorArray "
-                                                          f"index {index} because the existing shape is "
-                                                          f"{_debug_shape(self.values[index])} but the new input shape "
-                                                          f"is {_debug_shape(value)}.")
+                raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not aggregate to "
+                                                          f"TensorArray index {index} because the existing shape is "
+                                                          f"{_debug_shape(self.values[index])} but the new input "
+                                                          f"shape is {_debug_shape(value)}.")
             self.values[index] = self.values[index] + value
             return
         if self.values[index] is not None:
