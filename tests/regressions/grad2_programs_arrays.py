@@ -213,3 +213,12 @@ def gradient_array_writes_of_two_shapes_to_one_index(tf):
     g = ta.grad("grad")
     added = g.write(2, 3.0).write(2, 4.0).write(2, 5.0).read(2)
     return {"added": added, "r": g.write(1, 1.0).write(1, [1.0]).read(1)}, {}
+
+
+@program(modes=("v1",))
+def empty_array_stacked_after_an_unused_unstack(tf):
+    """TensorFlow's testSkipEagerTensorArrayEvalEmptyWithDefault: v1 arrays share their element shape, so an unstack
+    whose result is dropped (`mark_used()`) still tells the empty array its shape: stack [0, 3, 5], concat [0, 5]."""
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=False, infer_shape=True)
+    ta.unstack(tf.zeros([0, 3, 5])).mark_used()
+    return {"packed": ta.stack(), "concatenated": ta.concat(), "size": ta.size()}, {}
