@@ -180,10 +180,14 @@ def group(*inputs, name=None):
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor` passed through an Identity that runs only after `dependencies` (TensorFlow's
     `control_flow_ops.with_dependencies`): the way to order a value after side effects in graph mode; an IndexedSlices
-    gates its values."""
+    gates its values. The Identity is colocated with `output_tensor` (its device, not the enclosing scope's), as
+    TensorFlow's is."""
     g = get_default_graph()
     with g.name_scope(name or "control_dependency") as scope:
-        with g.control_dependencies(dependencies):
+        if not isinstance(output_tensor, IndexedSlices) and not hasattr(output_tensor, "op"):
+            output_tensor = convert_to_tensor(output_tensor)  # a Python value: its Const is what is colocated with
+        with g.colocate_with(output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor), \
+                g.control_dependencies(dependencies):
             if isinstance(output_tensor, IndexedSlices):
                 return IndexedSlices(identity(output_tensor.values, name=scope), output_tensor.indices,
                                      output_tensor.dense_shape)
