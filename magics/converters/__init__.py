@@ -23,6 +23,9 @@ The passes run in this order (`CONVERTERS`), each seeing the code the earlier on
 what they know through the converted code and one Context (context.py).
 """
 import ast
+import functools
+import re
+import types
 
 from ..errors import CellError  # noqa: F401 - re-exported for the converters' callers
 from . import (
@@ -66,10 +69,37 @@ def convert(tree, ctx, until=None):
 
 def compile_cell(source, filename, explicit=False, notebook=()):
     """(code object defining `__cfnb_cell__`, names the cell assigns). The explicit form (a cell that defines
-    `cond`, `body` and `loop_vars`) is plain Python: it is compiled as it is."""
-    tree = ast.parse(source, filename=filename)
+    `cond`, `body` and `loop_vars`) is plain Python: it is compiled as it is.
+
+    Converting is a pure function of the source and of which names it mentions the notebook holds, so a cell run
+    again is not converted again (a cache of its code, as Python's own `linecache`/import caches keep compiled
+    code; no value of the notebook is in it: they are read when the cell's code runs). Only the filename differs
+    between runs (IPython's `<ipython-input-N-...>` counts executions): the cached code takes the new one."""
+    mentioned = frozenset(_IDENTIFIER.findall(source)).intersection(notebook)
+    try:
+        code, assigned = _converted(source, bool(explicit), mentioned)
+    except SyntaxError as e:
+        if e.filename == _CACHED_AS:
+            e.filename = filename
+        raise
+    return _with_filename(code, filename), list(assigned)
+
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_CACHED_AS = "<cfnb cached cell>"
+
+
+@functools.lru_cache(maxsize=128)
+def _converted(source, explicit, notebook):
+    tree = ast.parse(source, filename=_CACHED_AS)
     if explicit:
-        return compile(tree, filename, "exec"), stored_names(tree.body)
-    ctx = Context(filename=filename, notebook=frozenset(notebook))
+        return compile(tree, _CACHED_AS, "exec"), tuple(stored_names(tree.body))
+    ctx = Context(filename=_CACHED_AS, notebook=notebook)
     tree = convert(tree, ctx)
-    return compile(cell_function.wrap(tree.body, ctx), filename, "exec"), ctx.assigned
+    return compile(cell_function.wrap(tree.body, ctx), _CACHED_AS, "exec"), tuple(ctx.assigned)
+
+
+def _with_filename(code, filename):
+    """`code` and the functions it defines, compiled under `filename` (where a traceback points)."""
+    consts = tuple(_with_filename(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
