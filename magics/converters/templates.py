@@ -15,6 +15,8 @@ twice. The template's own nodes carry no position; `located` gives them the stud
 import ast
 import textwrap
 
+from .tree import walk
+
 
 class _Replacer(ast.NodeTransformer):
     def __init__(self, replacements):
@@ -66,7 +68,7 @@ def _with_context(node, ctx):
 def replace(template, **replacements):
     """The statements of `template` with its placeholders replaced (a list of AST statements)."""
     tree = ast.parse(textwrap.dedent(template))
-    for node in ast.walk(tree):
+    for node in walk(tree):
         for attr in _POSITION:
             if hasattr(node, attr):
                 delattr(node, attr)
@@ -90,7 +92,7 @@ def located(nodes, where):
     """`nodes` (a node or a list) where the template's own nodes take the position of `where` (the student's
     statement they stand for), so an error in them is reported at the student's line."""
     for node in nodes if isinstance(nodes, list) else [nodes]:
-        for n in ast.walk(node):
+        for n in walk(node):
             if "lineno" in n._attributes and not hasattr(n, "lineno"):
                 for attr in _POSITION:
                     setattr(n, attr, getattr(where, attr, None) or (1 if attr == "lineno" else 0))
