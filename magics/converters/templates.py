@@ -15,10 +15,10 @@ twice. The template's own nodes carry no position; `located` gives them the stud
 import ast
 import textwrap
 
-from .tree import walk
+from .tree import Transformer, walk
 
 
-class _Replacer(ast.NodeTransformer):
+class _Replacer(Transformer):
     def __init__(self, replacements):
         self.replacements = replacements
 
