@@ -5,7 +5,7 @@ A cell's conversion walks its tree many times: once per converter (each a Transf
 each converter (so that the next one can point at the student's line), and each time a converter asks which names a
 block reads and writes. The standard library's versions go through `ast.iter_child_nodes` and `ast.iter_fields`,
 generators per node; these read each node's fields in one loop. Measured on the Euler and sieve cells of
-benchmarks/magic_item_assignment.py: conversion ~25-35% faster, the same trees (tests/test_converters.py).
+benchmarks/magic_item_assignment.py: conversion ~25% faster, the same trees (tests/test_converters.py).
 """
 import ast
 from collections import deque
