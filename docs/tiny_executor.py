@@ -17,7 +17,8 @@ import numpy as np
 from cfnb.framework.registry import get_op_def
 from cfnb.passes.pruning import needed_ops
 
-KERNELS = {"Switch": lambda x, pred: (None, x) if pred else (x, None),  # the primitives' outputs; None is dead
+# The control-flow primitives' kernels: a tuple of outputs, None for a dead one.
+KERNELS = {"Switch": lambda x, pred: (None, x) if pred else (x, None),
            "Merge": lambda *xs: next((x, np.int32(k)) for k, x in enumerate(xs) if x is not None),
            "Enter": lambda x: (x,), "Exit": lambda x: (x,), "NextIteration": lambda x: (x,), "ControlTrigger": tuple}
 
@@ -28,19 +29,19 @@ class Frame:
     def __init__(self, name, parent, parent_iter, enters, parallel):
         self.name, self.parent, self.parent_iter, self.enters = name, parent, parent_iter, enters
         self.parallel, self.path = parallel, () if parent is None else parent.path + ((name, parent_iter),)
-        self.iters, self.newest, self.invariants, self.waiting, self.dead_exits = {0: [{}, 0]}, 0, [], [], []
-        self.children = {}  # (iteration, frame name) -> Frame
+        self.iters, self.newest, self.children = {0: [{}, 0]}, 0, {}  # children: (iteration, name) -> Frame
+        self.invariants, self.waiting, self.dead_exits = [], [], []  # constant Enters' tokens, held NextIterations
 
 
 class Inputs:
-    """The tokens one node has received in one iteration; `add` says when it is ready, and whether dead."""
+    """The tokens one node has received in one iteration."""
 
     def __init__(self, node):
         self.values, self.merge, self.dead, self.live = [None] * len(node.inputs), node.type == "Merge", 0, False
         self.pending = len(node.control_inputs) + (0 if self.merge else len(node.inputs))
 
     def add(self, slot, value, dead, from_enter):
-        """A token on input `slot` (None: a control edge): None while not ready, else whether the node is dead."""
+        """A token on input `slot` (None: a control edge): None while the node waits, else whether it is dead."""
         if not self.merge:  # an ordinary node waits for every edge, and is dead if one was
             self.pending, self.dead = self.pending - 1, self.dead + dead
             if slot is not None and not dead:
@@ -48,14 +49,14 @@ class Inputs:
             return None if self.pending else self.dead > 0
         if slot is None:  # a Merge waits for its control edges and its first live input
             self.pending -= 1
+        elif self.live:
+            return None  # an input after the live one changes nothing
         elif dead:
             self.dead += 1
-        elif self.live:
-            return None  # a later live input is dropped
         else:
             self.values[slot], self.live = value, True
-        if self.pending or (self.live and dead and slot is not None):
-            return None  # waiting, or a dead input after the live one
+        if self.pending:
+            return None
         return False if self.live else (self.dead == len(self.values) or (slot is not None and from_enter)) or None
 
 
@@ -91,7 +92,7 @@ class TinyExecutor:
         return [self.results.get(t) for t in self.fetches], self.trace
 
     def fire(self, node, frame, i, dead):
-        """Compute one node and send its tokens; Enter, Exit and NextIteration send them to another tag."""
+        """Compute one node and send its tokens on: Enter, Exit and NextIteration change their tag."""
         inputs = frame.iters[i][0].pop(node, None)
         outputs = None if dead else self.kernels[node](*(inputs.values if inputs else []))
         self.trace.append((node.name, frame.path, i, outputs))
@@ -106,12 +107,11 @@ class TinyExecutor:
             if i == frame.newest and len(frame.iters) == frame.parallel:
                 frame.waiting.append((node, outputs))  # `parallel_iterations` are running: wait for one to end
             else:
-                self.send(node, frame, self.next_iteration(frame) if i == frame.newest else i + 1, outputs, True)
-        elif kind not in ("Exit", "NextIteration"):
+                self.send(node, frame, i + 1 if i < frame.newest else self.next_iteration(frame), outputs, True)
+        elif kind not in ("Exit", "NextIteration"):  # a dead Exit of an older iteration, a dead NextIteration: gone
             self.send(node, frame, i, outputs)
         frame.iters[i][1] -= 1
-        if frame.iters[i][1] == 0:
-            self.done(frame, i)
+        self.done(frame, i)
 
     def enter(self, node, frame, i, outputs):
         """Into the child frame of (frame, i), made by its first Enter: iteration 0, or every iteration (constant)."""
@@ -124,22 +124,21 @@ class TinyExecutor:
         for j in list(child.iters) if constant else [0]:
             self.send(node, child, j, outputs, check=True)
         child.enters -= 1
-        if child.enters == 0 and 0 in child.iters and child.iters[0][1] == 0:
-            self.done(child, 0)
+        self.done(child, 0)
 
     def send(self, src, frame, i, outputs, check=False):
         """Tokens from `src` to its consumers in iteration `i` of `frame`; queue each consumer now ready."""
+        from_enter = getattr(src, "type", "") == "Enter"
         for port, dst, slot in self.outs[src]:
             value = None if outputs is None or port is None else outputs[port]
             dead = outputs is None if port is None else value is None
-            from_enter = getattr(src, "type", "") == "Enter"
             dst_dead = frame.iters[i][0].setdefault(dst, Inputs(dst)).add(slot, value, dead, from_enter)
             if dst_dead is not None:
                 self.ready.append((dst, frame, i, dst_dead and dst.type != "ControlTrigger"))
                 frame.iters[i][1] += 1
         if outputs is not None and frame is self.root:
             self.results.update({t: outputs[t.value_index] for t in self.fetches if t is src or t.op is src})
-        if check and frame.iters[i][1] == 0:
+        if check:
             self.done(frame, i)
 
     def next_iteration(self, frame):
@@ -151,19 +150,17 @@ class TinyExecutor:
         return frame.newest
 
     def done(self, frame, i):
-        """Iteration `i` owes nothing: delete it and the finished ones after it, in order. A frame whose Enters
+        """If iteration `i` owes nothing, delete it and the finished ones after it, in order. A frame whose Enters
         have all fired and whose iterations are all gone is done: its dead Exits go to the parent."""
-        while True:
-            while i in frame.iters and frame.iters[i][1] == 0 and (i - 1 not in frame.iters if i else not frame.enters):
-                del frame.iters[i]
-                if frame.waiting:
-                    self.next_iteration(frame)
-                i += 1
-            if frame.enters or frame.iters or frame.parent is None:
-                return
-            parent, i = frame.parent, frame.parent_iter
-            for node in frame.dead_exits:
-                self.send(node, parent, i, None)
-            del parent.children[i, frame.name]
-            parent.iters[i][1] -= 1
-            frame = parent
+        while i in frame.iters and frame.iters[i][1] == 0 and (i - 1 not in frame.iters if i else not frame.enters):
+            del frame.iters[i]
+            if frame.waiting:
+                self.next_iteration(frame)
+            i += 1
+        if frame.enters or frame.iters or frame.parent is None:
+            return
+        for node in frame.dead_exits:
+            self.send(node, frame.parent, frame.parent_iter, None)
+        del frame.parent.children[frame.parent_iter, frame.name]
+        frame.parent.iters[frame.parent_iter][1] -= 1
+        self.done(frame.parent, frame.parent_iter)

@@ -241,6 +241,10 @@ def _raise_no_grad_wrt_initial_loop_val(op, from_ops):
 
 
 def _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set):
+    """Counts down the pending count of each of the op's inputs and enqueues an input op when it is ready
+    (TensorFlow's `_UpdatePendingAndEnqueueReady`): a loop Switch is ready at once (it is visited twice), and a
+    loop Exit waits until every Exit of its loop has been seen, so an unused Exit gets zeros when another has a
+    real gradient."""
     for x in _inputs(op, captures, xs_set):
         pending[x.op] -= 1
         ready = pending[x.op] == 0
@@ -284,13 +288,9 @@ def _get_grad(grads, t, unconnected_gradients):
     return t_grad
 
 
-def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, unconnected_gradients="none",
-              colocate_gradients_with_ops=False, gate_gradients=False, aggregation_method=None, src_graph=None):
-    """d(sum of ys)/d(x) for each x in xs (tf.compat.v1.gradients). `None` for an x that ys do not
-    depend on, or zeros with unconnected_gradients="zero".
-
-    `src_graph`: the graph holding ys and xs when the gradient is built elsewhere, in the current
-    default graph (a functional op's gradient function differentiates its forward function)."""
+def _convert_args(ys, xs, grad_ys, stop_gradients, unconnected_gradients, src_graph):
+    """ys, xs, grad_ys and stop_gradients as lists of tensors, checked as `_GradientsHelper` checks them: one
+    grad_y per y, a known `unconnected_gradients`, and (unless `src_graph` holds them) all in one graph."""
     if unconnected_gradients not in ("none", "zero"):
         raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}")
     ys = [convert_to_tensor(y) for y in _as_list(ys)]
@@ -303,6 +303,116 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
     stop_gradients = [convert_to_tensor(t) for t in _as_list(stop_gradients or [])]
     if src_graph is None:
         _check_same_graph(ys + xs_list + stop_gradients + [t for t in grad_ys if t is not None])
+    return ys, xs_list, grad_ys, stop_gradients
+
+
+def _initial_queue(grads, to_ops, reachable_to_ops, pending, loop_state):
+    """The ops ready first (`_GradientsHelper`): each y's op that nothing between consumes, then the Exits of loops
+    that no y uses (`ControlFlowState.ProcessUnusedLoopExits`), with zero gradients when trainable."""
+    queue = collections.deque()
+    to_ops_set = set()
+    for op in to_ops:
+        if pending[op] == 0 and op not in to_ops_set and op in reachable_to_ops:
+            to_ops_set.add(op)
+            queue.append(op)
+    if loop_state:
+        for y in loop_state.process_unused_loop_exits(pending, to_ops_set):
+            if is_trainable(y):
+                _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
+                queue.append(y.op)
+    return queue
+
+
+def _grad_fn_of(op, has_out_grads, stop_ops):
+    """The op's registered gradient function when it has output gradients and is not a stop op; an op with none
+    registered raises LookupError, as `_GradientsHelper` does (never a silently dropped term)."""
+    if not has_out_grads or op in stop_ops:
+        return None
+    grad_fn = get_gradient_function(op)
+    if grad_fn is None:
+        raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). If you "
+                          f"want to treat it as a constant, wrap its output in cfnb.stop_gradient.")
+    return grad_fn
+
+
+def _call_grad_fn(g, op, grad_fn, out_grads, loop_state, colocate_gradients_with_ops):
+    """The op's input gradients from its gradient function, called as `_GradientsHelper` calls it: a missing output
+    gradient becomes zeros (`ZerosLike`), a sparse one dense unless the op passes it through unchanged."""
+    for i, out_grad in enumerate(out_grads):
+        # A resource gets zeros only when it is a variable's handle outside loops
+        # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
+        if isinstance(out_grad, IndexedSlices) and op.type not in _PASSES_INDEXED_SLICES:
+            # Only gradients that pass a gradient through unchanged keep it sparse.
+            out_grads[i] = out_grad = convert_to_tensor(out_grad)
+        if not isinstance(out_grad, (Tensor, IndexedSlices)) and is_trainable(op.outputs[i]) \
+                and (op.outputs[i].dtype != dtypes.resource
+                     or not loop_state and variables.variable_spec(op.outputs[i])):
+            out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
+                            else control_flow_state.zeros_like(op, i))
+    # colocate_gradients_with_ops: each gradient op goes where its forward op goes
+    # (TensorFlow's _maybe_colocate_with); otherwise the device scope of this call applies.
+    with (g.colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()), \
+            g.name_scope(op.name + "_grad"):
+        in_grads = _as_list(grad_fn(op, *out_grads))
+    if len(in_grads) != len(op.inputs):
+        raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "
+                         f"inputs {len(op.inputs)}")
+    return in_grads
+
+
+def _set_input_grads(grads, op, in_grads, captures, xs_set):
+    """Hands each input gradient to its input (`_GradientsHelper`'s loop over `_Inputs`), with the input's shape."""
+    for t_in, in_grad in zip(_inputs(op, captures, xs_set), in_grads):
+        if in_grad is not None:
+            if isinstance(in_grad, Tensor) and t_in.dtype not in (dtypes.resource, dtypes.variant):
+                if not in_grad.shape.is_compatible_with(t_in.shape):
+                    raise ValueError(f"Incompatible shapes between op input and calculated input gradient. "
+                                     f"Forward operation: {op.name}. Original input shape: {t_in.shape}. "
+                                     f"Calculated input gradient shape: {in_grad.shape}")
+                in_grad.set_shape(t_in.shape)  # the gradient has its input's shape (as in TensorFlow)
+            _set_grad(grads, t_in, in_grad)
+
+
+def _backprop_op(g, op, grads, loop_state, stop_ops, from_ops, captures, xs_set, colocate_gradients_with_ops):
+    """One step of the reverse traversal (the body of `_GradientsHelper`'s `while queue` loop): the op's output
+    gradients aggregated, its gradient function called in the gradient loop's context, its inputs' gradients set."""
+    if loop_state:
+        loop_state.enter_grad_while_context(op, before=True)
+    out_grads = _aggregated_grads(grads, op, loop_state)
+    if control_flow_util.IsLoopExit(op):
+        out_grads = _dense_outside_loop(out_grads)
+    if loop_state:
+        loop_state.exit_grad_while_context(op, before=True)
+    has_out_grads = any(isinstance(x, (Tensor, IndexedSlices)) for x in out_grads)
+    grad_fn = _grad_fn_of(op, has_out_grads, stop_ops)
+    if loop_state:
+        loop_state.enter_grad_while_context(op, before=False)
+    ctxt = op._control_flow_context
+    if control_flow_util.IsSwitch(op) and ctxt is not None and ctxt.IsWhileContext() \
+            and ctxt is get_default_graph()._get_control_flow_context():
+        _raise_no_grad_wrt_initial_loop_val(op, from_ops)
+    if grad_fn not in (None, "none") and has_out_grads:
+        in_grads = _call_grad_fn(g, op, grad_fn, out_grads, loop_state, colocate_gradients_with_ops)
+    else:
+        in_grads = [None] * len(op.inputs)
+    _set_input_grads(grads, op, in_grads, captures, xs_set)
+    if loop_state:
+        loop_state.exit_grad_while_context(op, before=False)
+
+
+def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, unconnected_gradients="none",
+              colocate_gradients_with_ops=False, gate_gradients=False, aggregation_method=None, src_graph=None):
+    """d(sum of ys)/d(x) for each x in xs (tf.compat.v1.gradients). `None` for an x that ys do not
+    depend on, or zeros with unconnected_gradients="zero".
+
+    Reads as TensorFlow's `_GradientsHelper`: the pending counts (`_pending_count`), the first ready ops
+    (`_initial_queue`), the loop over ready ops (`_backprop_op`: aggregation, then the gradient function), each op
+    enqueued when its last consumer has handed it a gradient (`_update_pending_and_enqueue_ready`).
+
+    `src_graph`: the graph holding ys and xs when the gradient is built elsewhere, in the current
+    default graph (a functional op's gradient function differentiates its forward function)."""
+    ys, xs_list, grad_ys, stop_gradients = _convert_args(ys, xs, grad_ys, stop_gradients, unconnected_gradients,
+                                                         src_graph)
     g = get_default_graph() if src_graph is not None else ys[0].graph
     # Gradient functions are written for TensorFlow's dtype rules; a numpy-rules graph already holds
     # explicit Casts, whose gradients cast back (see Graph.dtype_rules).
@@ -313,80 +423,17 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
         grad_ys = _default_grad_ys(grad_ys, ys)
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs_list]
-        stop_gradient_ops = [t.op for t in stop_gradients]
         captures = _capture_maps(get_default_graph())
         xs_set = set(xs_list)
         reachable_to_ops, pending, loop_state = _pending_count(to_ops, from_ops, captures, xs_set)
         grads = {}
         for y, gy in zip(ys, grad_ys):
             _set_grad(grads, y, gy)
-        queue = collections.deque()
-        to_ops_set = set()
-        for op in to_ops:
-            if pending[op] == 0 and op not in to_ops_set and op in reachable_to_ops:
-                to_ops_set.add(op)
-                queue.append(op)
-        if loop_state:
-            for y in loop_state.process_unused_loop_exits(pending, to_ops_set):
-                if is_trainable(y):
-                    _set_grad(grads, y, loop_state.zeros_like_for_exit(y))
-                    queue.append(y.op)
-        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending, captures, xs_set)
+        queue = _initial_queue(grads, to_ops, reachable_to_ops, pending, loop_state)
+        stop_ops = _stop_ops(from_ops, [t.op for t in stop_gradients], pending, captures, xs_set)
         while queue:
             op = queue.popleft()
-            if loop_state:
-                loop_state.enter_grad_while_context(op, before=True)
-            out_grads = _aggregated_grads(grads, op, loop_state)
-            if control_flow_util.IsLoopExit(op):
-                out_grads = _dense_outside_loop(out_grads)
-            if loop_state:
-                loop_state.exit_grad_while_context(op, before=True)
-            has_out_grads = any(isinstance(x, (Tensor, IndexedSlices)) for x in out_grads)
-            grad_fn = None
-            if has_out_grads and op not in stop_ops:
-                grad_fn = get_gradient_function(op)
-                if grad_fn is None:
-                    raise LookupError(f"No gradient defined for operation '{op.name}' (op type: {op.type}). If you "
-                                      f"want to treat it as a constant, wrap its output in cfnb.stop_gradient.")
-            if loop_state:
-                loop_state.enter_grad_while_context(op, before=False)
-            ctxt = op._control_flow_context
-            if control_flow_util.IsSwitch(op) and ctxt is not None and ctxt.IsWhileContext() \
-                    and ctxt is get_default_graph()._get_control_flow_context():
-                _raise_no_grad_wrt_initial_loop_val(op, from_ops)
-            if grad_fn not in (None, "none") and has_out_grads:
-                for i, out_grad in enumerate(out_grads):
-                    # A resource gets zeros only when it is a variable's handle outside loops
-                    # (TensorFlow's supports_default_grad: handle data for one shape and dtype).
-                    if isinstance(out_grad, IndexedSlices) and op.type not in _PASSES_INDEXED_SLICES:
-                        # Only gradients that pass a gradient through unchanged keep it sparse.
-                        out_grads[i] = out_grad = convert_to_tensor(out_grad)
-                    if not isinstance(out_grad, (Tensor, IndexedSlices)) and is_trainable(op.outputs[i]) \
-                            and (op.outputs[i].dtype != dtypes.resource
-                                 or not loop_state and variables.variable_spec(op.outputs[i])):
-                        out_grads[i] = (loop_state.zeros_like(op, i) if loop_state
-                                        else control_flow_state.zeros_like(op, i))
-                # colocate_gradients_with_ops: each gradient op goes where its forward op goes
-                # (TensorFlow's _maybe_colocate_with); otherwise the device scope of this call applies.
-                with (g.colocate_with(op) if colocate_gradients_with_ops else contextlib.nullcontext()), \
-                        g.name_scope(op.name + "_grad"):
-                    in_grads = _as_list(grad_fn(op, *out_grads))
-                if len(in_grads) != len(op.inputs):
-                    raise ValueError(f"Num gradients {len(in_grads)} generated for op {op.name} do not match num "
-                                     f"inputs {len(op.inputs)}")
-            else:
-                in_grads = [None] * len(op.inputs)
-            for t_in, in_grad in zip(_inputs(op, captures, xs_set), in_grads):
-                if in_grad is not None:
-                    if isinstance(in_grad, Tensor) and t_in.dtype not in (dtypes.resource, dtypes.variant):
-                        if not in_grad.shape.is_compatible_with(t_in.shape):
-                            raise ValueError(f"Incompatible shapes between op input and calculated input gradient. "
-                                             f"Forward operation: {op.name}. Original input shape: {t_in.shape}. "
-                                             f"Calculated input gradient shape: {in_grad.shape}")
-                        in_grad.set_shape(t_in.shape)  # the gradient has its input's shape (as in TensorFlow)
-                    _set_grad(grads, t_in, in_grad)
-            if loop_state:
-                loop_state.exit_grad_while_context(op, before=False)
+            _backprop_op(g, op, grads, loop_state, stop_ops, from_ops, captures, xs_set, colocate_gradients_with_ops)
             _update_pending_and_enqueue_ready(grads, op, queue, pending, loop_state, captures, xs_set)
         if loop_state:
             loop_state.post_processing()
