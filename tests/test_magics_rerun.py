@@ -75,3 +75,12 @@ def test_errors_of_a_cell_run_again_show_its_own_lines(clean):
         with pytest.raises(SyntaxError) as syntax:
             _run(clean, "i = 0\nwhile i < 3\n    i += 1")
         assert syntax.value.lineno == 2 and syntax.value.filename.startswith("<ipython-input-")
+
+
+def test_pythons_compile_warnings_point_at_the_cell_on_every_run(clean):
+    cell = "x = 1\ny = x is 1\nfor i in range(2):\n    x = x + i"
+    for _ in range(3):  # the last runs reuse the converted code
+        with pytest.warns(SyntaxWarning, match='"is" with a literal') as caught:
+            _run(clean, cell)
+        assert [(w.filename.startswith("<ipython-input-"), w.lineno) for w in caught] == [(True, 2)]
+        assert clean.user_ns["y"] is True and clean.user_ns["x"] == 2

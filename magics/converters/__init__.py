@@ -26,6 +26,7 @@ import ast
 import functools
 import re
 import types
+import warnings
 
 from ..errors import CellError  # noqa: F401 - re-exported for the converters' callers
 from . import (
@@ -78,11 +79,13 @@ def compile_cell(source, filename, explicit=False, notebook=()):
     between runs (IPython's `<ipython-input-N-...>` counts executions): the cached code takes the new one."""
     mentioned = frozenset(_IDENTIFIER.findall(source)).intersection(notebook)
     try:
-        code, assigned = _converted(source, bool(explicit), mentioned)
+        code, assigned, warned = _converted(source, bool(explicit), mentioned)
     except SyntaxError as e:
         if e.filename == _CACHED_AS:
             e.filename = filename
         raise
+    for message, category, where, line in warned:  # Python's compile warnings (`x is 1`), on every run as before
+        warnings.warn_explicit(message, category, filename if where == _CACHED_AS else where, line)
     return _with_filename(code, filename), list(assigned)
 
 
@@ -92,12 +95,17 @@ _CACHED_AS = "<cfnb cached cell>"
 
 @functools.lru_cache(maxsize=128)
 def _converted(source, explicit, notebook):
-    tree = ast.parse(source, filename=_CACHED_AS)
-    if explicit:
-        return compile(tree, _CACHED_AS, "exec"), tuple(stored_names(tree.body))
-    ctx = Context(filename=_CACHED_AS, notebook=notebook)
-    tree = convert(tree, ctx)
-    return compile(cell_function.wrap(tree.body, ctx), _CACHED_AS, "exec"), tuple(ctx.assigned)
+    """(code, names assigned, warnings issued while converting: (message, category, filename, line))."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree = ast.parse(source, filename=_CACHED_AS)
+        if explicit:
+            code, assigned = compile(tree, _CACHED_AS, "exec"), stored_names(tree.body)
+        else:
+            ctx = Context(filename=_CACHED_AS, notebook=notebook)
+            tree = convert(tree, ctx)
+            code, assigned = compile(cell_function.wrap(tree.body, ctx), _CACHED_AS, "exec"), ctx.assigned
+    return code, tuple(assigned), tuple((w.message, w.category, w.filename, w.lineno) for w in caught)
 
 
 def _with_filename(code, filename):
