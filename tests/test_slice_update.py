@@ -17,15 +17,17 @@ from cfnb.runtime import slice_update
 def in_place(monkeypatch):
     """Weak references to each target a slice update was allowed to write into (the real check still decides)."""
     written = []
-    real = slice_update._reusable
 
-    def counting(target):
-        ok = real(target)
-        if ok:
-            written.append(weakref.ref(target))  # weak: it must not change the counts it tests
-        return ok
+    def counting(real):
+        def check(target):
+            ok = real(target)
+            if ok and target.flags.writeable:  # (the vector-item kernel leaves that test to the write itself)
+                written.append(weakref.ref(target))  # weak: it must not change the counts it tests
+            return ok
+        return check
 
-    monkeypatch.setattr(slice_update, "_reusable", counting)
+    for name in ("_reusable", "_owns_its_memory"):
+        monkeypatch.setattr(slice_update, name, counting(getattr(slice_update, name)))
     return written
 
 
@@ -244,3 +246,19 @@ def test_an_item_of_a_vector_takes_its_own_kernel_and_equals_the_graph_as_built(
     for static in (True, False):
         fused, unfused = run(out, static=static), _unfused(monkeypatch, out, static=static)
         assert fused.tobytes() == unfused.tobytes() and fused.dtype == unfused.dtype == dtype
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_a_read_only_array_is_copied_never_written(static):
+    """The vector-item kernel leaves the writeable test to numpy's write: a read-only array it was handed (a kernel's
+    own read-only result, nothing else holding it) is copied, and the loop's values are the graph's."""
+    readonly = tf.py_func(lambda: _frozen(np.zeros(4)), [], tf.float64, stateful=False)
+    readonly.set_shape([4])
+    _, out = tf.while_loop(lambda k, a: k < 4, lambda k, a: (k + 1, npf.setitem(a, k, tf.cast(k, tf.float64) + 0.5)),
+                           [tf.constant(0, tf.int64), readonly])
+    np.testing.assert_array_equal(run(out, static=static), [0.5, 1.5, 2.5, 3.5])
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a

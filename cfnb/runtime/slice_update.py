@@ -163,7 +163,8 @@ def _is_item_of_vector(update):
 
 def _item_update_kernel(update, lone):
     """`slice_update` for `a[i] = v` (`_is_item_of_vector`), about twice as fast: numpy checks the index itself (an
-    IndexError is then StridedSlice's error, from the general key), and `0 + v` is only `v` with -0.0 made 0.0, which
+    IndexError is then StridedSlice's error, from the general key) and whether `a` may be written (a read-only `a`
+    refuses the write before changing anything, and is then copied), and `0 + v` is only `v` with -0.0 made 0.0, which
     a float's `not v` finds without a ufunc call."""
     key_of = slicing_ops.key_function(update.spec, update.slots)
     dtype = np.dtype(update.target.dtype.as_numpy_dtype)
@@ -172,18 +173,30 @@ def _item_update_kernel(update, lone):
     def item_update(target, *rest):
         count = _getrefcount(target)  # as in slice_update: the lone counts are measured with this statement
         i, value = rest
-        out = target if lone is not None and count <= lone and _reusable(target) else target.copy()
+        value = zero if zero is not None and not value else value
+        out = target if lone is not None and count <= lone and _owns_its_memory(target) else target.copy()
         try:
-            out[i] = zero if zero is not None and not value else value
+            out[i] = value
         except IndexError:
             key_of((i,), target.shape)  # StridedSlice's error for an index out of bounds
             raise
+        except ValueError:
+            if out is not target or target.flags.writeable:
+                raise
+            out = target.copy()  # a read-only array
+            out[i] = value
         return out
 
     return item_update
 
 
+def _owns_its_memory(target):
+    """`_reusable` but for the writeable flag, which the write itself checks (a third of the kernel's time)."""
+    return type(target) is np.ndarray and target.base is None
+
+
 def _reusable(target):
+    """Whether `target` may be written into: a plain array that owns its memory (not a view) and may be written."""
     return type(target) is np.ndarray and target.base is None and target.flags.writeable
 
 
