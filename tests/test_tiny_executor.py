@@ -6,6 +6,7 @@ instances and iterations, live or dead, with the same values, in the same order.
 """
 import importlib.util
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -218,6 +219,12 @@ def _summary(name, outputs):
     return summarize(outputs[port])
 
 
+def _without_run_counters(firings):
+    """Each run of a TensorArray op names its array afresh (`<name>_<counter>`, TensorFlow's tensor_array_counter),
+    so the two executors' runs name the same array differently: compare without the counter."""
+    return [(*f[:4], re.sub(r"(<TensorArrayState \S+?)_\d+>", r"\1>", f[4])) for f in firings]
+
+
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_the_tiny_executor_fires_what_the_executor_fires(name):
     fetches, feeds = PROGRAMS[name]()
@@ -225,7 +232,7 @@ def test_the_tiny_executor_fires_what_the_executor_fires(name):
     values, firings, sess = _executor_run(fetches, feeds)
     tiny_values, tiny_firings = _tiny_run(fetches, feeds, sess)
     assert len(firings) > 5
-    assert tiny_firings == firings
+    assert _without_run_counters(tiny_firings) == _without_run_counters(firings)
     for value, tiny_value in zip(values, tiny_values, strict=True):
         assert np.asarray(tiny_value).dtype == np.asarray(value).dtype
         np.testing.assert_array_equal(tiny_value, value)
