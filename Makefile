@@ -55,7 +55,7 @@ setup: $(VENV)/.installed-book dot chromium book-js
 
 test: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(WORKERS)
+	$(PY) -m pytest -n $(WORKERS) --durations=25
 
 test-all: setup
 	$(PY) -m ruff check .
