@@ -279,3 +279,20 @@ def test_tensorflows_export_check_is_recorded():
         assert set(check[mode]) == set(programs.PROGRAMS)
         ok = sum(v == "ok" for v in check[mode].values())
         assert check["counts"][mode].startswith(f"{ok} of ")
+
+
+def test_the_tests_of_one_recorded_graph_def_go_to_one_worker(request):
+    """`make test`'s scheduler (tests/conftest.py, scope_of) gives the tests that read one recorded GraphDef one scope,
+    so each xdist worker parses each file once: a program's three execution paths, and for v1 the node-for-node
+    export."""
+    from conftest import scope_of
+    readers = ("test_tensorflow_graph_def_imports_and_runs", "test_exported_graph_def_is_tensorflows_node_for_node")
+    scopes = {}
+    for item in request.session.items:
+        if item.nodeid.startswith("tests/test_graph_def.py::") and item.originalname in readers:
+            params = item.callspec.params
+            scopes.setdefault((params.get("mode", "v1"), params["name"]), set()).add(scope_of(item.nodeid, set()))
+    if not scopes:
+        pytest.skip("none of the readers of a recorded GraphDef was collected with this test")
+    assert all(len(s) == 1 for s in scopes.values()), {k: s for k, s in scopes.items() if len(s) > 1}
+    assert len({s.pop() for s in scopes.values()}) == len(scopes)
