@@ -6,6 +6,7 @@ is a display that is updated in place; on a terminal it is a text line on stderr
 `\\r`. The interrupt button raises KeyboardInterrupt in the main thread as usual; the thread only
 reads.
 """
+import _thread
 import sys
 import threading
 import time
@@ -15,6 +16,11 @@ PERIOD = 0.25   # seconds between updates
 
 
 class Progress:
+    """The live line of one cell's run. Its watcher thread is started without waiting for it to run, and never
+    joined: on a busy machine waiting for a new thread to be scheduled, at the start and again at the end, cost a
+    cell 2-4 ms (benchmarks/README.md). A lock keeps the two apart instead: once `__exit__` holds it with the run
+    marked done, the watcher shows nothing more, and it ends when it next wakes."""
+
     def __init__(self, session, describe, notebook):
         self.session = session
         self.describe = describe      # [(frame, iteration)] -> text
@@ -22,18 +28,19 @@ class Progress:
         self.shown = False
         self.last = ""
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._lock = threading.Lock()
         self._handle = None
 
     def __enter__(self):
         self._start = time.monotonic()
-        self._thread.start()
+        _thread.start_new_thread(self._watch, ())
         return self
 
     def __exit__(self, exc_type, *exc):
         self._stop.set()
-        self._thread.join()
-        if self.shown:
+        with self._lock:  # a line being shown now is finished first; none comes after
+            shown = self.shown
+        if shown:
             seconds = time.monotonic() - self._start
             how = "stopped" if exc_type is not None else "finished"
             final = f"%%whileloop {how} after {seconds:.1f} s ({self.last.split(': ', 1)[-1]})"
@@ -46,11 +53,15 @@ class Progress:
     def _watch(self):
         if self._stop.wait(DELAY):
             return
-        while not self._stop.is_set():
+        while True:
             running = self.session.progress()
-            if running:
-                self._show(self.describe(running))
-            self._stop.wait(PERIOD)
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                if running:
+                    self._show(self.describe(running))
+            if self._stop.wait(PERIOD):
+                return
 
     def _show(self, text):
         self.last = text

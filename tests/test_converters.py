@@ -2,9 +2,11 @@
 (`ast.unparse`), as AutoGraph tests each converter (`converters/*_test.py`). The cells' end-to-end
 behaviour is tested against plain Python in test_magics_python.py and test_magics_defined.py."""
 import ast
+import copy
 import textwrap
 
 import pytest
+from magic_cells import CELLS
 
 from magics.converters import (
     assignments,
@@ -21,6 +23,7 @@ from magics.converters import (
     lines,
     list_append,
     subscripts,
+    tree,
     variables,
     while_loops,
 )
@@ -223,3 +226,16 @@ def test_the_whole_cell_function():
     assert "s = __cf.assign('s', __cf.inplace(__cf.ld(s, 's', 3), '+', __cf.ld(i, 'i', 3), 3), 3)" in text
     code, assigned = compile_cell("s = 0\nfor i in range(n):\n    s += i", "<cell>", notebook={"n"})
     assert assigned == ["s", "i"] and code.co_filename == "<cell>"
+
+
+@pytest.mark.parametrize("cell", [cell for cell in list(CELLS.values())[::7] if isinstance(cell, str)])
+def test_tree_walks_and_fixes_positions_as_the_standard_library_does(cell):
+    """tree.py's `walk` and `fix_locations` are `ast.walk` and `ast.fix_missing_locations`, faster: same nodes in the
+    same order, same positions (on converted cells, whose template nodes come without positions)."""
+    ctx = Context(notebook=frozenset({"np", "xs", "n"}))
+    converted = convert(ast.parse(cell), ctx, until=if_statements)
+    unplaced = [ast.Expr(ast.BinOp(ast.Name("a", ast.Load()), ast.Add(), ast.Constant(1)))] + converted.body
+    ours, theirs = (ast.Module(body=copy.deepcopy(unplaced), type_ignores=[]) for _ in range(2))
+    assert [type(n) for n in tree.walk(ours)] == [type(n) for n in ast.walk(theirs)]
+    assert ast.dump(tree.fix_locations(ours), include_attributes=True) == \
+        ast.dump(ast.fix_missing_locations(theirs), include_attributes=True)

@@ -315,3 +315,26 @@ def test_regression_programs_keep_their_answers(mode):
         return graph, fetches, feeds, init
     items = [(name, lambda b=b: make(b)) for name, b in reliab.PROGRAMS.items() if mode in reliab.MODES[name]]
     _check_corpus(items, mode)
+
+
+def test_a_rewrite_reuses_its_frame_view_until_the_graph_or_the_outputs_change():
+    """The passes ask for a FrameView before each frame; one made for the same graph version and outputs is reused,
+    and every kind of edit a pass makes (a new op, a rerouted input, control inputs removed) makes a new one."""
+    from cfnb.passes.graph_edit import Rewrite
+
+    g = cfnb.Graph()
+    with g.as_default():
+        i, s = cfnb.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2.0), [0, 1.0])
+    rewrite = Rewrite(g, [i, s], [], [])
+    first = rewrite.view()
+    assert rewrite.view() is first and len(first.loops) == 1
+    with g.as_default():
+        extra = cfnb.identity(s)
+    assert rewrite.view() is not first
+    second = rewrite.view()
+    rewrite.outputs[1] = extra
+    assert rewrite.view() is not second and extra.op in rewrite.view().ops
+    third = rewrite.view()
+    merge = next(op for op in g.get_operations() if op.type == "Merge")
+    merge._remove_all_control_inputs()
+    assert rewrite.view() is not third

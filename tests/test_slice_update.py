@@ -17,15 +17,17 @@ from cfnb.runtime import slice_update
 def in_place(monkeypatch):
     """Weak references to each target a slice update was allowed to write into (the real check still decides)."""
     written = []
-    real = slice_update._reusable
 
-    def counting(target):
-        ok = real(target)
-        if ok:
-            written.append(weakref.ref(target))  # weak: it must not change the counts it tests
-        return ok
+    def counting(real):
+        def check(target):
+            ok = real(target)
+            if ok and target.flags.writeable:  # (the vector-item kernel leaves that test to the write itself)
+                written.append(weakref.ref(target))  # weak: it must not change the counts it tests
+            return ok
+        return check
 
-    monkeypatch.setattr(slice_update, "_reusable", counting)
+    for name in ("_reusable", "_owns_its_memory"):
+        monkeypatch.setattr(slice_update, name, counting(getattr(slice_update, name)))
     return written
 
 
@@ -224,3 +226,39 @@ def test_the_magic_writes_arrays_in_place_and_leaves_what_python_leaves(clean, i
     assert ours.dtype == expected[array].dtype and ours.tobytes() == expected[array].tobytes()
     # every step but the first of each loop instance writes into the array it was handed
     assert len(in_place) >= (199 if name == "euler" else 150)
+
+
+@pytest.mark.parametrize("dtype, values", [(np.float64, [np.nan, -0.0, np.inf, -2.5]), (np.float32, [-0.0, 1.5]),
+                                           (np.int64, [-3, 7]), (np.bool_, [False, True])])
+def test_an_item_of_a_vector_takes_its_own_kernel_and_equals_the_graph_as_built(monkeypatch, dtype, values):
+    """`a[i] = v` of a vector and a scalar (what a loop filling an array does) has a kernel of its own; negative
+    indices, NaN, -0.0 and every dtype still give the graph's bytes."""
+    n = len(values)
+    a = tf.constant(np.arange(2 * n).astype(dtype))
+    v = tf.constant(np.array(values, dtype))
+    body = lambda k, a: (k + 1, npf.setitem(a, -1 - 2 * k, v[k]))  # noqa: E731 - indices -1, -3, ...
+    _, out = tf.while_loop(lambda k, a: k < n, body, [tf.constant(0, tf.int64), a])
+    meta = tf.RunMetadata()
+    tf.Session().run(out, run_metadata=meta)
+    kernels = {item.kernel.__name__ for item in meta.static_schedule.exe.items if item.op is not None and
+               item.op.type == "SelectV2"}
+    assert kernels == {"item_update"}
+    for static in (True, False):
+        fused, unfused = run(out, static=static), _unfused(monkeypatch, out, static=static)
+        assert fused.tobytes() == unfused.tobytes() and fused.dtype == unfused.dtype == dtype
+
+
+@pytest.mark.parametrize("static", [True, False])
+def test_a_read_only_array_is_copied_never_written(static):
+    """The vector-item kernel leaves the writeable test to numpy's write: a read-only array it was handed (a kernel's
+    own read-only result, nothing else holding it) is copied, and the loop's values are the graph's."""
+    readonly = tf.py_func(lambda: _frozen(np.zeros(4)), [], tf.float64, stateful=False)
+    readonly.set_shape([4])
+    _, out = tf.while_loop(lambda k, a: k < 4, lambda k, a: (k + 1, npf.setitem(a, k, tf.cast(k, tf.float64) + 0.5)),
+                           [tf.constant(0, tf.int64), readonly])
+    np.testing.assert_array_equal(run(out, static=static), [0.5, 1.5, 2.5, 3.5])
+
+
+def _frozen(a):
+    a.flags.writeable = False
+    return a

@@ -114,6 +114,7 @@ class Operation:
             build_journal.note(op)
             op._control_outputs.remove(self)
         self._control_inputs = []
+        self._graph._version += 1
 
     def _control_flow_post_processing(self):
         """TensorFlow's `Operation._control_flow_post_processing`: check each input comes from a

@@ -45,11 +45,17 @@ class Rewrite:
     def __init__(self, graph, outputs, targets, fed):
         self.graph, self.outputs, self.targets, self.fed = graph, list(outputs), list(targets), set(fed)
         self.anchors = {}
+        self._view = (None, None)  # (the graph's version and outputs it was made for, the FrameView)
 
     def view(self):
-        """A FrameView of the ops the outputs and targets need now."""
-        needed = needed_ops(self.outputs, self.targets, set())
-        return FrameView(op for op in self.graph.get_operations() if op in needed)
+        """A FrameView of the ops the outputs and targets need now. The passes ask for one before each frame they
+        look at; while nothing changed the graph (its `_version` counts every edit) or the outputs, the last one is
+        still right, and is reused: a pass that finds nothing costs no new view."""
+        state = (self.graph._version, [id(t) for t in self.outputs], [id(op) for op in self.targets])
+        if self._view[0] != state:
+            needed = needed_ops(self.outputs, self.targets, set())
+            self._view = (state, FrameView(op for op in self.graph.get_operations() if op in needed))
+        return self._view[1]
 
     def reroute(self, old, new, keep=()):
         """Every consumer of tensor `old` but those in `keep` reads `new` instead, and so does a fetch of `old`."""

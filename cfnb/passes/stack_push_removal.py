@@ -59,6 +59,7 @@ def to_identity(push):
     push._type = "Identity"
     push._op_def = get_op_def("Identity")
     push._attrs.pop("swap_memory", None)
+    push.graph._version += 1  # an edit (a FrameView made before it is out of date)
     if handle.op.type == "Switch":
         with push.graph.as_default():
             handle = push.graph.create_op("Identity", [handle], name=f"{push.name}/handle").outputs[0]
@@ -73,6 +74,7 @@ def to_no_op(pop):
     pop._type = "NoOp"
     pop._op_def = get_op_def("NoOp")
     pop._attrs = {}
+    pop.graph._version += 1
     pop._add_control_input(handle.op)
 
 

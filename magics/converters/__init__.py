@@ -23,6 +23,10 @@ The passes run in this order (`CONVERTERS`), each seeing the code the earlier on
 what they know through the converted code and one Context (context.py).
 """
 import ast
+import functools
+import re
+import types
+import warnings
 
 from ..errors import CellError  # noqa: F401 - re-exported for the converters' callers
 from . import (
@@ -44,6 +48,7 @@ from . import (
 )
 from .analysis import read_names, stored_names
 from .context import Context
+from .tree import fix_locations
 
 CONVERTERS = [item_assignment, list_append, for_loops, break_continue, conditions, fstrings, subscripts, calls,
               assignments, variables, lines, while_loops, if_statements]
@@ -58,7 +63,7 @@ def convert(tree, ctx, until=None):
         tree = converter.convert(tree, ctx)
         if converter is for_loops:  # every name the cell assigns is known once the loops are written out
             ctx.assigned = stored_names(tree.body, hidden=False)
-        ast.fix_missing_locations(tree)
+        fix_locations(tree)
         if converter is until:
             break
     return tree
@@ -66,10 +71,44 @@ def convert(tree, ctx, until=None):
 
 def compile_cell(source, filename, explicit=False, notebook=()):
     """(code object defining `__cfnb_cell__`, names the cell assigns). The explicit form (a cell that defines
-    `cond`, `body` and `loop_vars`) is plain Python: it is compiled as it is."""
-    tree = ast.parse(source, filename=filename)
-    if explicit:
-        return compile(tree, filename, "exec"), stored_names(tree.body)
-    ctx = Context(filename=filename, notebook=frozenset(notebook))
-    tree = convert(tree, ctx)
-    return compile(cell_function.wrap(tree.body, ctx), filename, "exec"), ctx.assigned
+    `cond`, `body` and `loop_vars`) is plain Python: it is compiled as it is.
+
+    Converting is a pure function of the source and of which names it mentions the notebook holds, so a cell run
+    again is not converted again (a cache of its code, as Python's own `linecache`/import caches keep compiled
+    code; no value of the notebook is in it: they are read when the cell's code runs). Only the filename differs
+    between runs (IPython's `<ipython-input-N-...>` counts executions): the cached code takes the new one."""
+    mentioned = frozenset(_IDENTIFIER.findall(source)).intersection(notebook)
+    try:
+        code, assigned, warned = _converted(source, bool(explicit), mentioned)
+    except SyntaxError as e:
+        if e.filename == _CACHED_AS:
+            e.filename = filename
+        raise
+    for message, category, where, line in warned:  # Python's compile warnings (`x is 1`), on every run as before
+        warnings.warn_explicit(message, category, filename if where == _CACHED_AS else where, line)
+    return _with_filename(code, filename), list(assigned)
+
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+_CACHED_AS = "<cfnb cached cell>"
+
+
+@functools.lru_cache(maxsize=128)
+def _converted(source, explicit, notebook):
+    """(code, names assigned, warnings issued while converting: (message, category, filename, line))."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tree = ast.parse(source, filename=_CACHED_AS)
+        if explicit:
+            code, assigned = compile(tree, _CACHED_AS, "exec"), stored_names(tree.body)
+        else:
+            ctx = Context(filename=_CACHED_AS, notebook=notebook)
+            tree = convert(tree, ctx)
+            code, assigned = compile(cell_function.wrap(tree.body, ctx), _CACHED_AS, "exec"), ctx.assigned
+    return code, tuple(assigned), tuple((w.message, w.category, w.filename, w.lineno) for w in caught)
+
+
+def _with_filename(code, filename):
+    """`code` and the functions it defines, compiled under `filename` (where a traceback points)."""
+    consts = tuple(_with_filename(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)

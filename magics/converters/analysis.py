@@ -7,6 +7,8 @@ in a tree.
 """
 import ast
 
+from .tree import walk
+
 
 def is_hidden(name):
     """A name the converters made (`__k_1`, `__brk_2`, `__cf`), never one of the student's."""
@@ -17,7 +19,7 @@ def stored_names(nodes, hidden=True):
     """The names assigned (or deleted) in `nodes`, in order of first appearance."""
     names = []
     for node in nodes:
-        for n in ast.walk(node):
+        for n in walk(node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id not in names \
                     and (hidden or not is_hidden(n.id)):
                 names.append(n.id)
@@ -26,7 +28,7 @@ def stored_names(nodes, hidden=True):
 
 def loads(node):
     """The names `node` reads."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return {n.id for n in walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def read_names(tree):
@@ -67,7 +69,7 @@ class LoadCounts:
 
 def _counts(tree):
     counts = {}
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts

@@ -10,9 +10,10 @@ import ast
 
 from .analysis import stored_names
 from .templates import located, replace
+from .tree import Transformer
 
 
-class Assignments(ast.NodeTransformer):
+class Assignments(Transformer):
     def visit_Assign(self, node):  # noqa: N802 - ast's names
         node = self.generic_visit(node)
         names = [t.id for t in node.targets if isinstance(t, ast.Name)]

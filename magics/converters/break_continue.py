@@ -14,6 +14,7 @@
 import ast
 
 from .templates import located, replace, replace_as_expression
+from .tree import Transformer
 
 
 def _jumps(stmts, kinds):
@@ -45,7 +46,7 @@ def _flag(name, value, where):
     return located(replace("flag = value", flag=name, value=value)[0], where)
 
 
-class BreakContinue(ast.NodeTransformer):
+class BreakContinue(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

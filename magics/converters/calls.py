@@ -10,6 +10,7 @@
 import ast
 
 from .templates import located, replace_as_expression
+from .tree import Transformer
 
 
 def is_cf_call(node):
@@ -18,7 +19,7 @@ def is_cf_call(node):
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "__cf"
 
 
-class Calls(ast.NodeTransformer):
+class Calls(Transformer):
     def visit_Expr(self, node):  # noqa: N802 - ast's names
         statement = isinstance(node.value, ast.Call) and not is_cf_call(node.value)
         node = self.generic_visit(node)

@@ -10,6 +10,7 @@ values, its body is the converted cell, and it returns the value of every name t
 import ast
 
 from .templates import replace
+from .tree import fix_locations
 
 
 def wrap(body, ctx):
@@ -27,4 +28,4 @@ def wrap(body, ctx):
             return __cf.values(locals(), __names)
         """, prologue=prologue, body=body)
     module = ast.Module(body=function, type_ignores=[])
-    return ast.fix_missing_locations(module)
+    return fix_locations(module)

@@ -13,9 +13,10 @@ import ast
 import copy
 
 from .templates import located, replace_as_expression
+from .tree import Transformer
 
 
-class Conditions(ast.NodeTransformer):
+class Conditions(Transformer):
     def visit_BoolOp(self, node):  # noqa: N802 - ast's names
         node = self.generic_visit(node)
         func = "and_" if isinstance(node.op, ast.And) else "or_"

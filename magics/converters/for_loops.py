@@ -17,9 +17,10 @@ is unrolled, and the target names the loop in messages, "the loop at line 2 (for
 import ast
 
 from .templates import located, replace
+from .tree import Transformer
 
 
-class ForLoops(ast.NodeTransformer):
+class ForLoops(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

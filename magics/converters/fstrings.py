@@ -3,9 +3,10 @@ each `{...}` as (value, conversion, format spec) (operators/printing.py: printed
 import ast
 
 from .templates import located, replace_as_expression
+from .tree import Transformer
 
 
-class FStrings(ast.NodeTransformer):
+class FStrings(Transformer):
     def visit_JoinedStr(self, node):  # noqa: N802 - ast's names
         parts = []
         for value in node.values:

@@ -14,6 +14,7 @@ import ast
 
 from ..errors import CellError
 from .templates import located, replace, replace_as_expression
+from .tree import Transformer, walk
 
 
 def _target_name(target, line):
@@ -37,7 +38,7 @@ def index_expr(node):
     return node
 
 
-class ItemAssignments(ast.NodeTransformer):
+class ItemAssignments(Transformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.names = {}  # name -> first line that sets one of its items
@@ -53,7 +54,7 @@ class ItemAssignments(ast.NodeTransformer):
             return self._unpack(node)
         if not any(isinstance(t, ast.Subscript) for t in node.targets):
             return self.generic_visit(node)
-        nested = [n for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Subscript) and
+        nested = [n for t in node.targets for n in walk(t) if isinstance(n, ast.Subscript) and
                   isinstance(n.ctx, ast.Store)]
         if len(node.targets) != 1 or len(nested) != 1:
             raise CellError(node.lineno, "item assignment in a %%whileloop cell takes one target: write one "
@@ -103,7 +104,7 @@ def convert(tree, ctx):
 
 
 def _refuse_views(tree, names):
-    for node in ast.walk(tree):
+    for node in walk(tree):
         view = _view_assigned(node, names)
         if view is not None:
             name, source, instead = view

@@ -4,9 +4,10 @@ import ast
 
 from .item_assignment import index_expr
 from .templates import located, replace_as_expression
+from .tree import Transformer
 
 
-class Subscripts(ast.NodeTransformer):
+class Subscripts(Transformer):
     def visit_Subscript(self, node):  # noqa: N802 - ast's names
         node = self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load):

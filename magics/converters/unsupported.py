@@ -2,6 +2,7 @@
 import ast
 
 from ..errors import CellError
+from .tree import walk
 
 _UNSUPPORTED = {
     ast.Return: "`return` is not supported in a %%whileloop cell: assign the result to a name instead",
@@ -25,12 +26,12 @@ _UNSUPPORTED = {
 def check(tree):
     """Raise a CellError at the first construct the magic refuses."""
     for stmt in tree.body:
-        nested = [n for s in ast.iter_child_nodes(stmt) for n in ast.walk(s)]
+        nested = [n for s in ast.iter_child_nodes(stmt) for n in walk(s)]
         deleted = next((n for n in nested if isinstance(n, ast.Delete)), None)
         if deleted is not None:
             raise CellError(deleted.lineno, "`del` inside a loop or an `if` has no graph form: a name exists on every "
                                             "path of a graph. Delete it after the loop, at the cell's top level")
-    for node in ast.walk(tree):
+    for node in walk(tree):
         message = _UNSUPPORTED.get(type(node))
         if message:
             raise CellError(node.lineno, message)

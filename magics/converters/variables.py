@@ -6,9 +6,10 @@ name may be undefined on some path of the graph (operators/variables.py raises P
 import ast
 
 from .templates import located, replace_as_expression
+from .tree import Transformer
 
 
-class Variables(ast.NodeTransformer):
+class Variables(Transformer):
     def __init__(self, names):
         self.names = names  # the names the cell assigns or reads from the notebook (an array there may change)
 

@@ -21,9 +21,10 @@ import ast
 from ..errors import CellError
 from .analysis import LoadCounts, exposed, handed_on, is_hidden, loads
 from .templates import located, replace
+from .tree import Transformer
 
 
-class WhileLoops(ast.NodeTransformer):
+class WhileLoops(Transformer):
     def __init__(self, ctx, counts):
         self.ctx = ctx
         self.counts = counts

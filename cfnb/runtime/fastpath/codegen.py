@@ -339,7 +339,8 @@ class Codegen:
         call = f"k{nid}({', '.join(refs)})"
         if f"k{nid}" not in self.forward_sites and item.num_outputs == 1 and not item.multi_output:
             constants = {r: defaults[r] for r in refs if r.startswith("c") and r in defaults}
-            call = inline_kernels.inline_expression(item, refs, f"k{nid}", constants, defaults) or call
+            call = inline_kernels.inline_expression(item, refs, f"k{nid}", constants, defaults,
+                                                    defaults[f"k{nid}"]) or call
         return call
 
     # --- frames -------------------------------------------------------------------------------------

@@ -38,12 +38,13 @@ _GUARDED = {
 _DIVISIONS = {"%", "//"}
 
 
-def inline_expression(item, refs, kernel_name, constants, defaults):
-    """The expression computing `item`'s kernel on `refs` (variable names), or None to call it.
+def inline_expression(item, refs, kernel_name, constants, defaults, kernel=None):
+    """The expression computing `item`'s kernel (or `kernel`, the one the code calls instead: Python-int arithmetic's
+    unchecked operator, whose overflow numpy reports at the line) on `refs` (variable names), or None to call it.
 
     `constants`: {ref: value} of the inputs that are constants; `defaults`: the generated function's
     default arguments, where a guard's scalar type is added."""
-    kernel = item.kernel
+    kernel = item.kernel if kernel is None else kernel
     try:
         template = _OPERATORS.get(kernel)
     except TypeError:  # an unhashable kernel object: not one of ours
