@@ -42,7 +42,7 @@ from .framework.graph_collections import (
     get_collection,
     get_collection_ref,
 )
-from .framework.indexed_slices import IndexedSlices
+from .framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from .framework.ops import (
     Graph,
     Operation,

@@ -262,3 +262,19 @@ def test_merge_predicates_tell_a_conds_merge_from_a_loops():
         tf.while_loop(lambda i: i < 3.0, lambda i: tf.cond(i > x, lambda: i + 1.0, lambda: i + 2.0), [x])
     merges = {op.name: (util.IsCondMerge(op), util.IsLoopMerge(op)) for op in g.get_operations() if util.IsMerge(op)}
     assert merges == {"while/Merge": (False, True), "while/cond/Merge": (True, False)}
+
+
+def test_with_dependencies_colocates_its_identity_with_the_tensor():
+    # TensorFlow 2.21 (testDependenciesDevice): the Identity goes where the tensor goes, not where the enclosing
+    # device scope says; a Python value's Const is made under the scope first, then colocated with.
+    from cfnb.ops.control_flow_ops import with_dependencies
+    with tf.device("/job:ps"):
+        vd = tf.constant([0.0], name="vd")
+    a = with_dependencies([tf.no_op()], vd)
+    vdef = tf.constant([0.0], name="vdef")
+    with tf.device("/job:worker/device:GPU:1"):
+        b = with_dependencies([tf.no_op()], vdef)
+        c = with_dependencies([tf.no_op()], 3.0)
+    assert (a.device, a.op.colocation_groups()) == ("/job:ps", [b"loc:@vd"])
+    assert (b.device, b.op.colocation_groups()) == ("", [b"loc:@vdef"])
+    assert (c.device, c.op.colocation_groups()) == ("/job:worker/device:GPU:1", [b"loc:@control_dependency_2/Const"])

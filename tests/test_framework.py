@@ -323,6 +323,24 @@ def test_nest_pack_sequence_as():
         nest.pack_sequence_as([0, 0], [1])
 
 
+def test_nest_expands_indexed_slices_into_their_components():
+    # tf.nest with expand_composites=True: values, indices and (when there is one) dense_shape, packed back into an
+    # IndexedSlices; two match when their components' dtypes do (the TypeSpec), never a plain tensor.
+    v, i32, i64, shape = tf.constant([1.0]), tf.constant([0]), tf.constant([0], tf.int64), tf.constant([4])
+    with_shape, without = tf.IndexedSlices(v, i32, shape), tf.IndexedSlices(v, i64)
+    structure = {"s": with_shape, "t": [without, v]}
+    flat = nest.flatten(structure, expand_composites=True)
+    assert flat == [v, i32, shape, v, i64, v] and nest.flatten(structure) == [with_shape, without, v]
+    packed = nest.pack_sequence_as(structure, [v, i32, shape, v, i64, v], expand_composites=True)
+    assert isinstance(packed["t"][0], tf.IndexedSlices) and packed["t"][0].dense_shape is None
+    assert packed["s"].dense_shape is shape and packed["t"][1] is v
+    nest.assert_same_structure(with_shape, tf.IndexedSlices(v, i32, shape), expand_composites=True)
+    with pytest.raises(TypeError, match="Incompatible CompositeTensor TypeSpecs"):
+        nest.assert_same_structure(tf.IndexedSlices(v, i32), without, expand_composites=True)
+    with pytest.raises(ValueError, match="not compatible"):
+        nest.assert_same_structure(without, v, expand_composites=True)
+
+
 def test_nest_map_structure():
     assert nest.map_structure(lambda a, b: a + b, {"x": 1, "y": [2]}, {"x": 10, "y": [20]}) == {"x": 11, "y": [22]}
 

@@ -233,3 +233,16 @@ def test_while_op_outputs_are_fetchable_but_if_outputs_are_not():
         assert sess.run(while_op.outputs[0]) == 2
         with pytest.raises(ValueError, match="marked as not fetchable"):
             sess.run(if_op.outputs[0])
+
+
+def test_while_v2_called_directly_returns_the_loop_vars_structure():
+    # TensorFlow's while_v2.while_loop defaults to return_same_structure=True (its tests write
+    # `while_loop_v2(c, b, [v0])[0]`); tf.while_loop itself unpacks a single loop variable.
+    from cfnb.ops import while_v2
+    v0 = tf.constant(2.0)
+    ret = while_v2.while_loop(lambda v: v < 8.0, lambda v: v * v, [v0])
+    assert isinstance(ret, list) and len(ret) == 1
+    (grad,) = tf.gradients(ret[0], [v0])
+    assert isinstance(tf.while_loop(lambda v: v < 8.0, lambda v: v * v, [v0]), tf.Tensor)
+    with tf.Session() as sess:
+        assert sess.run([ret[0], grad]) == [16.0, 32.0]

@@ -78,6 +78,19 @@ def test_a_gradient_through_a_complex_tensor_is_refused_not_dropped():
             np.testing.assert_allclose(sess.run(g, {x: [0.5, 2.0]}), [3.0, 3.0])
 
 
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_a_gradient_through_a_tensor_array_of_complex_values_is_refused(v2):
+    """TensorFlow's testSkipEagerTensorArrayGradientWriteRead with complex64: v2's TensorList of complex values is a
+    variant no float gradient flows through, which gave a silent None; both versions refuse it."""
+    if v2:
+        tf.enable_control_flow_v2()
+    with tf.Graph().as_default():
+        v = tf.constant(np.array([1 + 2j], np.complex64))
+        r = tf.TensorArray(tf.complex64, size=3).write(0, v).read(0)
+        with pytest.raises(NotImplementedError, match="cfnb does not differentiate complex tensors"):
+            tf.gradients([r], [v], grad_ys=[tf.constant(np.array([1j], np.complex64))])
+
+
 # --- finite differences ---------------------------------------------------------------------------------------
 def _op(op_type, inputs, attrs=None, **kw):
     return apply_op(op_type, inputs, attrs, **kw).outputs

@@ -264,3 +264,42 @@ def test_gradient_of_a_variable_read_in_one_cond_branch(form):
     untaken = sess.run(grads, {x: [1.0, 1.0], p: False})
     assert [g.tolist() for g in taken] == [[1.0, 1.0], [1.0, 2.0]]
     assert [g.tolist() for g in untaken] == [[0.0, 0.0], [3.0, 3.0]]
+
+
+@pytest.mark.parametrize("form", ["v1", "v2"])
+def test_the_gradient_of_a_cond_whose_branch_gathers(form):
+    # TensorFlow's testCondGrad_Gather: v1 adds the Merge's IndexedSlices to the identity branch's dense gradient
+    # (a Tensor); v2's If gradient returns its components, the identity branch's gradient made slices of every row,
+    # so the gradient is an IndexedSlices (values recorded in grad2_tf.json: cond_gradient_of_gather_*).
+    if form == "v2":
+        tf.enable_control_flow_v2()
+    v = tf.placeholder(tf.float32, [2])
+    c = tf.placeholder(tf.int32, [])
+    r = tf.cond(c < 2, lambda: tf.identity(v), lambda: tf.gather(v, [1, 1]))
+    (g,) = tf.gradients(r, [v])
+    assert isinstance(g, tf.IndexedSlices) == (form == "v2")
+    assert g.indices.dtype == tf.int32 if form == "v2" else g.dtype == tf.float32
+    dense = tf.convert_to_tensor(g)
+    with tf.Session() as sess:
+        assert sess.run(dense, {v: [1.0, 42.0], c: 1}).tolist() == [1.0, 1.0]
+        assert sess.run(dense, {v: [1.0, 42.0], c: 3}).tolist() == [0.0, 2.0]
+
+
+def test_colocated_loop_gradients_take_the_device_of_the_op_they_differentiate():
+    # TensorFlow 2.21, v1 (testWhileGrad_ColocateGradients): with colocate_gradients_with_ops every op of Square's
+    # gradient, its history stack (f_acc) and that stack's size Const included, is on Square's device; the stack is
+    # colocated with the loop value it saves (no device), so the enclosing colocation's device applies.
+    v = tf.constant(2.0, name="v")
+
+    def body(x):
+        with tf.device("/device:CPU:0"):
+            return tf.square(x)
+
+    loop = tf.while_loop(lambda v: v < 100.0, body, [v], parallel_iterations=1)
+    (r,) = tf.gradients(loop, v, colocate_gradients_with_ops=True)
+    placed = [op.name for op in tf.get_default_graph().get_operations() if op.device == "/device:CPU:0"]
+    assert placed == ["while/Square"] + [f"gradients/while/Square_grad/{n}" for n in (
+        "Const", "Mul", "Mul/Const", "Mul/f_acc", "Mul/Enter", "Mul/StackPushV2", "Mul/StackPopV2",
+        "Mul/StackPopV2/Enter", "Mul_1")]
+    with tf.Session() as sess:
+        assert sess.run(r) == 1024.0

@@ -48,6 +48,23 @@ def test_nested_fetches_keep_their_structure(sess, graph):
     assert sess.run(s, feed) == 6.
 
 
+def test_a_fetched_indexed_slices_is_an_indexed_slices_value(sess):
+    """TensorFlow 2.21 fetches a gather's gradient as IndexedSlicesValue(values=[1, 1], indices=[1, 1],
+    dense_shape=[2]), and IndexedSlices without a dense_shape with dense_shape=None, nested like any fetch."""
+    v = tf.constant([1.0, 42.0])
+    r = tf.gather(v, [1, 1])
+    (g,) = tf.gradients(r, v)
+    s = tf.IndexedSlices(tf.constant([1.0]), tf.constant([0]))
+    got = sess.run({"a": [g, r], "b": s})
+    assert isinstance(got["a"][0], tf.IndexedSlicesValue) and got["b"].dense_shape is None
+    np.testing.assert_array_equal(got["a"][0].values, [1.0, 1.0])
+    np.testing.assert_array_equal(got["a"][0].indices, [1, 1])
+    np.testing.assert_array_equal(got["a"][0].dense_shape, [2])
+    np.testing.assert_array_equal(got["a"][1], [42.0, 42.0])
+    assert got["b"].values.tolist() == [1.0] and got["b"].indices.tolist() == [0]
+    assert sess.run(g).indices.tolist() == [1, 1]
+
+
 def test_fetch_and_feed_by_name(sess, graph):
     tf.no_op(name="nop")
     assert sess.run("mul:0", {"x:0": [[3., 4.]]}).tolist() == [[6., 8.]]

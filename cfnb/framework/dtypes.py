@@ -75,6 +75,20 @@ class DType:
         """Whether values are numbers: integer, floating or complex (TensorFlow's `DType.is_numeric`)."""
         return self.is_floating or self.is_integer or self.is_complex
 
+    def __eq__(self, other):
+        """The same element type; a numpy dtype, numpy or Python type or name stands for its DType, as in TensorFlow's
+        `DType.__eq__` (`tensor.dtype == np.int64`)."""
+        if isinstance(other, DType):
+            return other is self
+        if not isinstance(other, (str, type, np.dtype)):
+            return False
+        try:
+            return as_dtype(other) is self
+        except TypeError:
+            return False
+
+    __hash__ = object.__hash__
+
     def __repr__(self):
         return f"tf.{self.name}"
 

@@ -6,7 +6,12 @@ gradients of several gathers aggregate by concatenating their slices. Where a de
 (an op's input, a sum with a dense gradient) it converts to one: rows with the same index add up
 (UnsortedSegmentSum, registered in gradients/indexed_slices_util.py).
 """
+import collections
+
 from .tensor_shape import TensorShape
+
+# What a Session gives back for a fetched IndexedSlices: its parts' values (TensorFlow's `IndexedSlicesValue`).
+IndexedSlicesValue = collections.namedtuple("IndexedSlicesValue", ["values", "indices", "dense_shape"])
 
 
 class IndexedSlices:
@@ -32,6 +37,23 @@ class IndexedSlices:
             return known
         return TensorShape(None) if self._values.shape.ndims is None else \
             TensorShape([None]).concatenate(self._values.shape[1:])
+
+    def _to_components(self):
+        """The tensors that carry it through control flow (TensorFlow's `IndexedSlicesSpec._to_components`):
+        values, indices and, when it has one, dense_shape."""
+        return [self._values, self._indices] + ([] if self._dense_shape is None else [self._dense_shape])
+
+    def _from_components(self, components):
+        """An IndexedSlices like this one made of `components` (in `_to_components`' order)."""
+        return IndexedSlices(*components)
+
+    def _component_shapes(self, dense_shape):
+        """The shape of each component, given the dense shape a loop's shape invariant states (TensorFlow's
+        `IndexedSlicesSpec._component_specs`): values [None, *rest], indices [None], dense_shape [rank]."""
+        dense_shape = TensorShape(dense_shape)
+        rows = TensorShape([None])
+        values = rows.concatenate(dense_shape[1:]) if dense_shape.ndims is not None else TensorShape(None)
+        return [values, rows, TensorShape([dense_shape.ndims])][:len(self._to_components())]
 
     def __neg__(self):
         # `-values` is the Neg op the op layer installs as Tensor.__neg__ (TensorFlow's IndexedSlices.__neg__).

@@ -352,16 +352,19 @@ class Graph(FeedFetchRules):
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
         """Ops created inside go where `op` goes (TensorFlow's `Graph.colocate_with`): the enclosing
-        device scopes are set aside, `op`'s requested device applies, and each new op records the group in
+        device scopes are set aside, `op`'s requested device applies (or, when it has none, that of an enclosing
+        colocation's op), and each new op records the group in
         its `_class` attr (`b"loc:@name"`, as TensorFlow writes it), which the placer (runtime/placer.py)
         keeps together."""
         if op is not None and not isinstance(op, Operation):
             op = op.op  # a Tensor or a variable
         old_devices, old_colocation = self._device_stack, self._colocation_stack
-        self._device_stack = [None] if op is None else [None, parse_device(op.device) if op.device else {}]
         if ignore_existing:
             self._colocation_stack = []
         self._colocation_stack = self._colocation_stack + ([op] if op is not None else [])
+        # The device of the innermost colocated op that has one (Graph._create_op_helper's `is_device_set`).
+        device = next((o.device for o in reversed(self._colocation_stack) if o.device), "")
+        self._device_stack = [None] if op is None else [None, parse_device(device) if device else {}]
         try:
             yield
         finally:

@@ -14,7 +14,6 @@ from ..framework.registry import RegisterGradient
 from ..ops import control_flow_util, math_ops
 from ..ops.control_flow_ops import CondContext, enter, exit, merge, switch
 from ..ops.while_context import WhileContext, _AddNextAndBackEdge
-from . import indexed_slices_util
 
 SECOND_ORDER_WHILE = ("Second-order gradient for while loops not supported. (cfnb: the lowered form cannot "
                       "differentiate a gradient loop; build the loop with cfnb.enable_control_flow_v2() to get "
@@ -57,9 +56,9 @@ def _switch_grad(op, *grad):
             # A variable's handle has no gradient on the other side (its reads are not there): as
             # TensorFlow does, merge the taken side's gradient with itself.
             if op.inputs[0].dtype == dtypes.resource and grad[op_ctxt.branch] is not None:
-                return indexed_slices_util.merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
+                return merge([grad[op_ctxt.branch]] * 2, name="cond_resource_grad")[0], None
             return None, None
-        return indexed_slices_util.merge(list(grad), name="cond_grad")[0], None
+        return merge(list(grad), name="cond_grad")[0], None
     false_grad = switch(grad[0], op.inputs[1])[0]
     true_grad = switch(grad[1], op.inputs[1])[1]
     return merge([false_grad, true_grad])[0], None
@@ -94,7 +93,7 @@ def _merge_grad(op, grad, _):
                 real_pred = grad_state.AddBackpropAccumulatedValue(history_pred, pred)
                 grad_state.history_map[pred.name] = real_pred
             pred = real_pred
-        return indexed_slices_util.switch(grad, pred, name="cond_grad")
+        return switch(grad, pred, name="cond_grad")
     num_inputs = len(op.inputs)
     conds = [math_ops.equal(op.outputs[1], i) for i in range(num_inputs)]
     return [switch(grad, conds[i])[1] for i in range(num_inputs)]

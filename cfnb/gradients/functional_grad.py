@@ -13,12 +13,13 @@ the forward op*, which is rewritten in place to produce them (the course shows t
     accumulated.
 Because the gradient op satisfies the same contract, gradients of gradients work.
 """
-from ..framework import build_journal, dtypes
+from ..framework import build_journal, dtypes, nest
 from ..framework.func_graph import FuncGraph, unique_function_name
-from ..framework.ops import Tensor, get_default_graph
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import NotDifferentiable, RegisterGradient
 from ..framework.tensor_shape import TensorShape
-from ..ops import array_ops, list_ops, math_ops, variables
+from ..ops import array_ops, control_flow_ops, list_ops, math_ops, variables
 from . import static_shapes
 from .gradients_util import gradients, is_trainable
 
@@ -138,20 +139,40 @@ def _cond_grad(op, *grads):
         by_outer = dict(zip(resolved, [ph for _, ph in gg.captures]))
         gg.inputs = [by_outer[t] if t in by_outer else gg.add_argument(t.dtype, t.shape, name="unused")
                      for t in union]
-    keep = [i for i, out in enumerate(grad_graphs[0].outputs) if out is not None]
+    _make_output_composite_tensors_match(grad_graphs)
+    structured = grad_graphs[0].outputs
     for gg in grad_graphs:
-        gg.outputs = [gg.outputs[i] for i in keep]
+        gg.structured_outputs = gg.outputs
+        gg.outputs = [t for out in gg.outputs if out is not None for t in nest.flatten(out, expand_composites=True)]
         g._add_function(gg)
     stateful = any(gg.is_stateful() for gg in grad_graphs)
     kind = "If" if op.type in ("If", "StatelessIf") else "Case"
     grad_op = g.create_op(kind if stateful else "Stateless" + kind, [op.inputs[0]] + union,
                           {**attrs(grad_graphs), "Tout": [t.dtype for t in grad_graphs[0].outputs],
                            "_lower_using_switch_merge": True}, name=kind)
-    outs = [array_ops.identity(t) for t in grad_op.outputs]
-    result = [None] * len(branches[0].inputs)
-    for i, t in zip(keep, outs):
-        result[i] = t
+    outs = iter([array_ops.identity(t) for t in grad_op.outputs])
+    result = [None if out is None else
+              nest.pack_sequence_as(out, [next(outs) for _ in nest.flatten(out, expand_composites=True)],
+                                    expand_composites=True) for out in structured]
     return [None] + result
+
+
+def _make_output_composite_tensors_match(grad_graphs):
+    """Where one branch's gradient is an IndexedSlices (a `gather` in it), the others' are made IndexedSlices too,
+    and their indices of one dtype, so the gradient If outputs its components (TensorFlow's cond_v2
+    `_make_output_composite_tensors_match` and `_make_indexed_slices_indices_types_match`)."""
+    for i, outs in enumerate(zip(*[gg.outputs for gg in grad_graphs])):
+        if not any(isinstance(o, IndexedSlices) for o in outs):
+            continue
+        for gg in grad_graphs:
+            if isinstance(gg.outputs[i], Tensor):
+                with gg.as_default():
+                    gg.outputs[i] = control_flow_ops.as_indexed_slices(gg.outputs[i])
+        if len({gg.outputs[i].indices.dtype for gg in grad_graphs}) > 1:
+            for gg in grad_graphs:
+                with gg.as_default():
+                    o = gg.outputs[i]
+                    gg.outputs[i] = IndexedSlices(o.values, math_ops.cast(o.indices, dtypes.int64), o.dense_shape)
 
 
 def _expose_intermediates(op, branches, needed_per_branch):
@@ -354,8 +375,9 @@ def _while_grad(op, *grads):
         b_total = grad_body.add_argument(dtypes.int32, [], "total_iters")
         b_grads = [grad_body.add_argument(t.dtype, TensorShape(None) if t.dtype == dtypes.variant else t.shape,
                                           name="grad") for t in non_none]
-        grad_outs = gradients(list(ys), list(xs), grad_ys=b_grads, src_graph=body_graph,
-                              unconnected_gradients="zero")
+        # A While's loop variables are dense: an IndexedSlices gradient is densified in the body, as while_v2 does.
+        grad_outs = [convert_to_tensor(g) if isinstance(g, IndexedSlices) else g for g in
+                     gradients(list(ys), list(xs), grad_ys=b_grads, src_graph=body_graph, unconnected_gradients="zero")]
         grad_body.outputs = [b_counter + 1, b_max, b_total] + list(grad_outs)
     arg_placeholders = [b_counter, b_max, b_total] + b_grads
     # Captured tensors: accumulators (their popped list is output), loop invariants (passed through).

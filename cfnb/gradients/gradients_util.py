@@ -85,17 +85,25 @@ def _mark_reached_ops(from_ops, captures=({}, {}), through=is_trainable):
     return reached
 
 
+def _is_complex(t):
+    """A complex tensor, or a TensorList of complex elements (a v2 TensorArray of complex64)."""
+    if t.dtype == dtypes.variant:
+        element = list_ops.list_element_dtype(t)
+        return element is not None and element.is_complex
+    return t.dtype.is_complex
+
+
 def _refuse_complex_paths(to_ops, from_ops, captures, xs_set):
     """TensorFlow differentiates complex tensors; cfnb does not (its rules take no conjugates). A path from xs to
     ys through a complex tensor would silently contribute nothing, so it is refused instead."""
-    reached = _mark_reached_ops(from_ops, captures, lambda t: t.dtype.is_complex or is_trainable(t))
+    reached = _mark_reached_ops(from_ops, captures, lambda t: _is_complex(t) or is_trainable(t))
     seen, queue = set(), collections.deque(to_ops)
     while queue:
         op = queue.popleft()
         if op in reached and op not in seen:
             seen.add(op)
             inputs = _inputs(op, captures, xs_set)
-            complex_tensor = next((t for t in list(op.outputs) + inputs if t.dtype.is_complex), None)
+            complex_tensor = next((t for t in list(op.outputs) + inputs if _is_complex(t)), None)
             if complex_tensor is not None and complex_tensor.op in reached:
                 raise NotImplementedError(f"cfnb does not differentiate complex tensors: {complex_tensor.name} "
                                           f"({complex_tensor.dtype.name}) lies between xs and ys (TensorFlow "
@@ -439,10 +447,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", stop_gradients=None, uncon
             loop_state.post_processing()
         # As in TensorFlow 1, a second-order gradient through a v1 loop is None when no path from x reaches
         # the gradient loop (its history stacks cut it), and a TypeError (the Exit gradient) when one does.
-        result = [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
-        if src_graph is not None:  # a functional op's gradient function returns dense tensors
-            result = [convert_to_tensor(r) if isinstance(r, IndexedSlices) else r for r in result]
-        return result
+        return [_get_grad(grads, x, unconnected_gradients) for x in xs_list]
 
 
 def _check_same_graph(tensors):

@@ -9,7 +9,7 @@ from ..framework import dtypes
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op_def_library import apply_op
 from ..framework.ops import Tensor, register_tensor_conversion_function
-from ..ops import array_ops, array_ops_stack, control_flow_ops, math_ops
+from ..ops import array_ops_stack, math_ops
 
 
 def to_dense(value, dtype=None, name=None):
@@ -43,36 +43,3 @@ def aggregate(grads):
     return IndexedSlices(array_ops_stack.concat([g.values for g in grads], 0),
                          array_ops_stack.concat([g.indices for g in grads], 0), grads[0].dense_shape)
 
-
-# --- Switch and Merge of IndexedSlices (control_flow_ops.switch / merge on composite values) ----------
-def as_indexed_slices(t):
-    """A dense tensor as IndexedSlices of all its rows (TensorFlow's `_as_indexed_slices`)."""
-    if isinstance(t, IndexedSlices):
-        return t
-    shape = array_ops.shape(t)
-    return IndexedSlices(t, array_ops.range(0, shape[0]), shape)
-
-
-def switch(data, pred, name=None):
-    """`(false, true)`: an IndexedSlices goes through a Switch part by part, as TensorFlow's switch does."""
-    if not isinstance(data, IndexedSlices):
-        return control_flow_ops.switch(data, pred, name=name)
-    values = control_flow_ops.switch(data.values, pred, name=name)
-    indices = control_flow_ops.switch(data.indices, pred, name="indices")
-    shapes = control_flow_ops.switch(data.dense_shape, pred, name="dense_shape") if data.dense_shape is not None \
-        else (None, None)
-    return tuple(IndexedSlices(v, i, s) for v, i, s in zip(values, indices, shapes))
-
-
-def merge(inputs, name=None):
-    """`(output, value_index)`: with an IndexedSlices among the inputs every input becomes one and each
-    part is merged, as TensorFlow's merge does."""
-    if not any(isinstance(t, IndexedSlices) for t in inputs):
-        return control_flow_ops.merge(inputs, name=name)
-    inputs = [as_indexed_slices(t) for t in inputs]
-    values, chosen = control_flow_ops.merge([t.values for t in inputs], name=name)
-    indices, _ = control_flow_ops.merge([t.indices for t in inputs], name="indices")
-    shape = None
-    if all(t.dense_shape is not None for t in inputs):
-        shape, _ = control_flow_ops.merge([t.dense_shape for t in inputs], name="dense_shape")
-    return IndexedSlices(values, indices, shape), chosen

@@ -8,9 +8,10 @@ builds one functional `If` op instead (`cond_v2.py`).
 """
 import numpy as np
 
-from ..framework import nest
+from ..framework import dtypes, nest
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import convert_to_tensor, get_default_graph
-from . import cond_v2, control_flow_v2_toggles
+from . import cond_v2, control_flow_v2_toggles, math_ops
 from .array_ops import identity
 from .control_flow_ops import CondContext, check_cond_pred, from_flow_tensor, merge, switch, unpack_if_singleton
 
@@ -54,19 +55,16 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         if not strict:
             orig_res_t = unpack_if_singleton(orig_res_t)
             orig_res_f = unpack_if_singleton(orig_res_f)
-        try:
-            nest.assert_same_structure(orig_res_t, orig_res_f)
-        except ValueError as e:
-            raise ValueError(f"cond '{label}': true_fn and false_fn must return the same structure.\n{e}") from None
+        orig_res_t, res_t, orig_res_f, res_f = _match_structures(label, orig_res_t, res_t, orig_res_f, res_f)
         for i, (x, y) in enumerate(zip(res_t, res_f)):
             if x.dtype != y.dtype:
                 raise ValueError(f"cond '{label}': Outputs of 'true_fn' and 'false_fn' must have the same type(s). "
                                  f"Received {x.dtype.name} from 'true_fn' and {y.dtype.name} from 'false_fn' "
                                  f"(output #{i}).")
         merges = [merge([f, t])[0] for f, t in zip(res_f, res_t)]
-        flat_orig = nest.flatten(orig_res_t)
+        flat_orig = nest.flatten(orig_res_t, expand_composites=True)
         merges = [from_flow_tensor(o, m) for o, m in zip(flat_orig, merges)]
-        merges = nest.pack_sequence_as(orig_res_t, merges)
+        merges = nest.pack_sequence_as(orig_res_t, merges, expand_composites=True)
         if not strict:
             merges = unpack_if_singleton(merges)
         return merges
@@ -83,3 +81,36 @@ def _build_branch(fn, context, label, which):
     finally:
         context.Exit()
     return original, result
+
+
+def _match_structures(label, orig_res_t, res_t, orig_res_f, res_f):
+    """The branches' results, checked to have one structure. IndexedSlices whose indices differ in dtype (int32
+    and int64) are both cast to int64 first, as TensorFlow's cond does (`_cast_indexed_slice_indices`)."""
+    try:
+        nest.assert_same_structure(orig_res_t, orig_res_f, expand_composites=True)
+        return orig_res_t, res_t, orig_res_f, res_f
+    except (TypeError, ValueError):
+        pass
+    packed = [nest.pack_sequence_as(o, r, expand_composites=True) for o, r in ((orig_res_t, res_t),
+                                                                                (orig_res_f, res_f))]
+    for pair in ((orig_res_t, orig_res_f), packed):
+        if nest.is_nested(pair[0]) == nest.is_nested(pair[1]):
+            pair = (nest.flatten(pair[0]), nest.flatten(pair[1]))
+            for a, b in zip(*pair):
+                _cast_indexed_slice_indices(a, b)
+    try:
+        nest.assert_same_structure(orig_res_t, orig_res_f, expand_composites=True)
+    except ValueError as e:
+        raise ValueError(f"cond '{label}': true_fn and false_fn must return the same structure.\n{e}") from None
+    except TypeError as e:
+        raise TypeError(f"cond '{label}': Incompatible return types of 'true_fn' and 'false_fn': {e}") from None
+    return (orig_res_t, nest.flatten(packed[0], expand_composites=True),
+            orig_res_f, nest.flatten(packed[1], expand_composites=True))
+
+
+def _cast_indexed_slice_indices(a, b):
+    """Two IndexedSlices with int32 and int64 indices: both cast to int64, in place (TensorFlow's
+    `cond._cast_indexed_slice_indices`)."""
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices) and a.indices.dtype != b.indices.dtype:
+        a._indices = math_ops.cast(a.indices, dtypes.int64)
+        b._indices = math_ops.cast(b.indices, dtypes.int64)

@@ -9,11 +9,12 @@ same inputs, in the same order, so the `If` op is `If(pred, *inputs)` with `then
 It runs either as a strict function call (`runtime/function_runtime.py`) or, by default, after the
 lowering pass (`passes/lowering.py`) has rewritten it into Switch/Merge.
 """
-from ..framework import nest
+from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, unique_function_name
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Operation, Tensor, convert_to_tensor, get_default_graph
 from ..framework.registry import register_op
-from . import array_ops
+from . import array_ops, math_ops
 from .control_flow_ops import check_cond_pred, unpack_if_singleton
 
 
@@ -47,7 +48,7 @@ def build_branch(name, fn, outer_graph, op_return_value=None):
             with graph.control_dependencies([v]):
                 return array_ops.identity(value)
         result = nest.map_structure(op_result, result) if op_return_value is not None else result
-        flat = [_flow_of(v) for v in nest.flatten(result)]
+        flat = [_flow_of(v) for v in nest.flatten(result, expand_composites=True)]
         # A branch may return an outer tensor as is (`lambda: x`): capture it like any other use.
         graph.outputs = [graph.capture(t) for t in (convert_to_tensor(v) for v in flat)]
     graph.structured_outputs = result
@@ -96,10 +97,11 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
         for which, result in (("true_fn", true_result), ("false_fn", false_result)):
             if result is None:
                 raise ValueError(f"cond '{label}': '{which}' must have a return value.")
+        make_indexed_slices_indices_types_match([true_graph, false_graph])
         if not strict:
             true_result, false_result = unpack_if_singleton(true_result), unpack_if_singleton(false_result)
         try:
-            nest.assert_same_structure(true_result, false_result)
+            nest.assert_same_structure(true_result, false_result, expand_composites=True)
         except (ValueError, TypeError) as e:
             # cond_v2._make_output_composite_tensors_match / _check_same_outputs: a TypeError.
             raise TypeError(f"cond '{label}': true_fn and false_fn arguments to tf.cond must have the same number, "
@@ -124,9 +126,25 @@ def cond_v2(pred, true_fn, false_fn, strict=False, name=None):
         # In a v1 graph every output goes through an Identity (as cond_v2 does), so fetching one
         # output prunes the others once the If is lowered.
         outs = [array_ops.identity(t) for t in op.outputs]
-        outs = [_rebuild(o, t) for o, t in zip(nest.flatten(true_result), outs)]
-        packed = nest.pack_sequence_as(true_result, outs)
-        return packed
+        outs = [_rebuild(o, t) for o, t in zip(nest.flatten(true_result, expand_composites=True), outs)]
+        return nest.pack_sequence_as(true_result, outs, expand_composites=True)
+
+
+def make_indexed_slices_indices_types_match(branch_graphs):
+    """Where the branches return IndexedSlices at one place with int32 indices in one and int64 in another, each
+    branch casts its indices to int64 inside its graph (TensorFlow's `cond_v2._make_indexed_slices_indices_types_
+    match`), so the If has one output type there."""
+    flats = [nest.flatten(bg.structured_outputs) for bg in branch_graphs]
+    if len({len(f) for f in flats}) != 1:
+        return  # a structure mismatch: reported by the caller
+    position = 0
+    for outs in zip(*flats):
+        if all(isinstance(o, IndexedSlices) for o in outs) and len({o.indices.dtype for o in outs}) > 1:
+            for bg, o in zip(branch_graphs, outs):
+                with bg.as_default():  # the output, an outer tensor already captured
+                    bg.outputs[position + 1] = math_ops.cast(bg.outputs[position + 1], dtypes.int64)
+                o._indices = bg.outputs[position + 1]
+        position += len(nest.flatten(outs[0], expand_composites=True))
 
 
 def _rebuild(original, tensor):
@@ -193,11 +211,12 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         built = [build_branch(unique_function_name(g, scope, f"branch{k}"), fn, g, index) for k, fn in enumerate(fns)]
         results = [r for _, r in built]
         graphs = [fg for fg, _ in built]
+        make_indexed_slices_indices_types_match(graphs)
         for k, r in enumerate(results):
             if r is None:
                 raise ValueError(f"switch_case '{label}': branch {k} must have a return value.")
             try:
-                nest.assert_same_structure(results[0], r)
+                nest.assert_same_structure(results[0], r, expand_composites=True)
             except ValueError as e:
                 raise ValueError(f"switch_case '{label}': branch 0 and branch {k} must return the same structure."
                                  f"\n{e}") from None
@@ -215,5 +234,5 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
                               "_lower_using_switch_merge": True}, name=scope)
         g.prevent_fetching(op)
         outs = [array_ops.identity(t) for t in op.outputs]
-        outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0]), outs)]
-        return nest.pack_sequence_as(results[0], outs)
+        outs = [_rebuild(o, t) for o, t in zip(nest.flatten(results[0], expand_composites=True), outs)]
+        return nest.pack_sequence_as(results[0], outs, expand_composites=True)

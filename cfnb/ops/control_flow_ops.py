@@ -115,7 +115,7 @@ def _merge_indexed_slices(inputs, name):
     """IndexedSlices inputs (a dense one taken as all its rows) merge component by component (TensorFlow's
     `merge`): values, then indices and dense_shape."""
     with get_default_graph().name_scope(name or "Merge") as scope:
-        slices = [t if isinstance(t, IndexedSlices) else _as_slices(convert_to_tensor(t)) for t in inputs]
+        slices = [t if isinstance(t, IndexedSlices) else as_indexed_slices(convert_to_tensor(t)) for t in inputs]
         values, chosen = merge([s.values for s in slices], name=scope)
         indices, _ = merge([s.indices for s in slices], name="indices")
         shapes = [s.dense_shape for s in slices]
@@ -123,7 +123,7 @@ def _merge_indexed_slices(inputs, name):
     return IndexedSlices(values, indices, dense_shape), chosen
 
 
-def _as_slices(t):
+def as_indexed_slices(t):
     """A dense tensor as the IndexedSlices of all its rows (TensorFlow's `_as_indexed_slices`)."""
     dense_shape = array_ops.shape(t)
     return IndexedSlices(t, array_ops.range(0, dense_shape[0]), dense_shape)
@@ -180,10 +180,14 @@ def group(*inputs, name=None):
 def with_dependencies(dependencies, output_tensor, name=None):
     """`output_tensor` passed through an Identity that runs only after `dependencies` (TensorFlow's
     `control_flow_ops.with_dependencies`): the way to order a value after side effects in graph mode; an IndexedSlices
-    gates its values."""
+    gates its values. The Identity is colocated with `output_tensor` (its device, not the enclosing scope's), as
+    TensorFlow's is."""
     g = get_default_graph()
     with g.name_scope(name or "control_dependency") as scope:
-        with g.control_dependencies(dependencies):
+        if not isinstance(output_tensor, IndexedSlices) and not hasattr(output_tensor, "op"):
+            output_tensor = convert_to_tensor(output_tensor)  # a Python value: its Const is what is colocated with
+        with g.colocate_with(output_tensor.values if isinstance(output_tensor, IndexedSlices) else output_tensor), \
+                g.control_dependencies(dependencies):
             if isinstance(output_tensor, IndexedSlices):
                 return IndexedSlices(identity(output_tensor.values, name=scope), output_tensor.indices,
                                      output_tensor.dense_shape)
@@ -396,7 +400,7 @@ class CondContext(ControlFlowContext):
         # TensorFlow's _BuildCondTensor arranges: the cond then yields the predicate's value.
         original_result = nest.map_structure(
             lambda v: with_dependencies([v], self._pivot) if isinstance(v, Operation) else v, original_result)
-        flat = [to_flow_tensor(v) for v in nest.flatten(original_result)]
+        flat = [to_flow_tensor(v) for v in nest.flatten(original_result, expand_composites=True)]
         result = [self._ProcessOutputTensor(v) for v in flat]
         return original_result, result
 

@@ -5,6 +5,8 @@ tensor_array_ops.cc; the same split here: `TensorArrayState` is the resource (it
 gradient arrays), the kernels read and write it, and the shape functions say what the graph knows statically.
 tensor_array_ops.py builds the ops (TensorFlow's `_GraphTensorArray`).
 """
+import itertools
+
 import numpy as np
 
 from ..framework import dtypes, errors, op_kernel_context
@@ -41,9 +43,9 @@ class TensorArrayState:
 
     def _check_index(self, op, index, writing):
         if index < 0 or (index >= self.size and not (writing and self.dynamic_size)):
-            verb = "write to" if writing else "read from"
-            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {verb} index {index} but "
-                                                      f"array size is: {self.size}")
+            what = "write to index {} but array is not resizeable and" if writing else "read from index {} but array"
+            raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Tried to {what.format(index)} size "
+                                                      f"is: {self.size}")
         if index >= self.size:
             grow = index + 1 - self.size
             self.values.extend([None] * grow)
@@ -57,7 +59,13 @@ class TensorArrayState:
         index = int(index)
         self._check_index(op, index, True)
         if self.values[index] is not None and self.accumulate:
-            self.values[index] = self.values[index] + _xp().asarray(value)
+            value = _xp().asarray(value)
+            if value.shape != self.values[index].shape:
+                raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not aggregate to "
+                                                          f"TensorArray index {index} because the existing shape is "
+                                                          f"{_debug_shape(self.values[index])} but the new input "
+                                                          f"shape is {_debug_shape(value)}.")
+            self.values[index] = self.values[index] + value
             return
         if self.values[index] is not None:
             raise errors.InvalidArgumentError(op, op, f"TensorArray {self.name}: Could not write to TensorArray index "
@@ -119,12 +127,21 @@ def _elem(op):
     return op.get_attr("element_shape_holder")[0]
 
 
+def _debug_shape(value):
+    return "[" + ",".join(str(d) for d in value.shape) + "]"  # TensorShape::DebugString
+
+
+_created = itertools.count()  # TensorArray::tensor_array_counter: every array created gets a name of its own
+
+
 def _ta_kernel(op, state):
+    """TensorArrayV3's kernel: a new array named `tensor_array_name` (the op's name when empty) and a counter, as
+    TensorFlow's TensorArrayOp names it, which its error messages quote."""
     dt = op.get_attr("dtype").as_numpy_dtype
     dyn, clear, shape = op.get_attr("dynamic_size"), op.get_attr("clear_after_read"), op.get_attr("element_shape")
-    name, identical = op.name, op.attr.get("identical_element_shapes", False)
-    return lambda size: (TensorArrayState(name, dt, size, dyn, clear, shape, identical_element_shapes=identical),
-                         np.float32(0))
+    base, identical = op.attr.get("tensor_array_name") or op.name, op.attr.get("identical_element_shapes", False)
+    return lambda size: (TensorArrayState(f"{base}_{next(_created)}", dt, size, dyn, clear, shape,
+                                          identical_element_shapes=identical), np.float32(0))
 
 
 register_op("TensorArrayV3", lambda op: [(dtypes.resource, TensorShape([2])), (dtypes.float32, TensorShape([]))],

@@ -222,6 +222,10 @@ class TensorArray:
         ta._element_shape = self._element_shape
         return ta
 
+    def mark_used(self):
+        """Nothing to do: TensorFlow wraps a v1 TensorArray that write/unstack return so that it warns when the result
+        is dropped, and `mark_used()` silences that warning; cfnb has no such wrapper, so code that calls it runs."""
+
     def __repr__(self):
         return f"<cfnb.TensorArray dtype={self._dtype.name} flow={self._flow.name}>"
 

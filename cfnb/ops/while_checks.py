@@ -32,7 +32,14 @@ def flat_shape_invariants(label, loop_vars, shape_invariants):
     except (ValueError, TypeError) as e:
         raise type(e)(f"while_loop '{label}': `shape_invariants` must have the structure of `loop_vars`.\n{e}") \
             from None
-    return [None if s is None else as_shape(s) for s in nest.flatten(shape_invariants)]
+    flat = []
+    for var, shape in zip(nest.flatten(loop_vars), nest.flatten(shape_invariants)):
+        shape = None if shape is None else as_shape(shape)
+        if hasattr(var, "_component_shapes"):  # an IndexedSlices: its invariant is its dense shape
+            flat.extend(var._component_shapes(shape) if shape is not None else [None] * len(var._to_components()))
+        else:
+            flat.append(shape)
+    return flat
 
 
 def check_initial_shapes(label, tensors, invariants):
@@ -53,8 +60,8 @@ def body_result(label, result, expected):
     if not nest.is_nested(result):
         result = [result]
     try:
-        nest.assert_same_structure(list(expected), list(result))
-    except ValueError as e:
+        nest.assert_same_structure(list(expected), list(result), expand_composites=True)
+    except (ValueError, TypeError) as e:
         raise ValueError(f"while_loop '{label}': `body` must return the structure of `loop_vars`.\n{e}") from None
     return result
 

@@ -10,6 +10,7 @@ backprop loop's counter and the gradient accumulators of loop invariants.
 import numpy as np
 
 from ..framework import build_journal, dtypes, nest
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.ops import Tensor, convert_to_tensor, get_default_graph
 from . import array_ops, while_checks
 from . import control_flow_util as util
@@ -282,7 +283,7 @@ class WhileContext(ControlFlowContext):
     def BuildLoop(self, pred, body, loop_vars, shape_invariants, return_same_structure=False):  # noqa: N802
         """Build the loop in this context and return its Exits, packed as `loop_vars` (TensorFlow's
         `WhileContext.BuildLoop`): TensorArrays travel as their flow tensors and are rebuilt around the Exits."""
-        flat_orig_loop_vars = nest.flatten(loop_vars)
+        flat_orig_loop_vars = nest.flatten(loop_vars, expand_composites=True)
         flat_loop_vars = [to_flow_tensor(v) for v in flat_orig_loop_vars]
         flat_invariants = None if shape_invariants is None else \
             while_checks.flat_shape_invariants(self.label, loop_vars, shape_invariants)
@@ -292,9 +293,9 @@ class WhileContext(ControlFlowContext):
                                                               flat_loop_vars, flat_invariants)
         finally:
             self.Exit()
-        flat_result = nest.flatten(original_body_result)
+        flat_result = nest.flatten(original_body_result, expand_composites=True)
         exit_vars_with_tas = [from_flow_tensor(o, e) for o, e in zip(flat_result, exit_vars)]
-        packed_exit_vars = nest.pack_sequence_as(original_body_result, exit_vars_with_tas)
+        packed_exit_vars = nest.pack_sequence_as(original_body_result, exit_vars_with_tas, expand_composites=True)
         if return_same_structure:
             return packed_exit_vars
         return packed_exit_vars[0] if len(exit_vars) == 1 else packed_exit_vars
@@ -334,7 +335,7 @@ class WhileContext(ControlFlowContext):
         merge_vars = [merge([x, x])[0] for x in enter_vars]
         self._pivot_for_pred = merge_vars[0]
         packed_vars = nest.pack_sequence_as(
-            loop_vars, [from_flow_tensor(o, m) for o, m in zip(flat_orig_loop_vars, merge_vars)])
+            loop_vars, [from_flow_tensor(o, m) for o, m in zip(flat_orig_loop_vars, merge_vars)], True)
         args = list(packed_vars) if is_arg_list(loop_vars) else [packed_vars]
         c = pred(*args)
         if isinstance(c, (bool, np.bool_)):
@@ -354,10 +355,10 @@ class WhileContext(ControlFlowContext):
         vars_for_body = [identity(x[1]) for x in switch_vars]
         self._pivot_for_body = vars_for_body[0]
         packed_vars_for_body = nest.pack_sequence_as(
-            loop_vars, [from_flow_tensor(o, v) for o, v in zip(flat_orig_loop_vars, vars_for_body)])
+            loop_vars, [from_flow_tensor(o, v) for o, v in zip(flat_orig_loop_vars, vars_for_body)], True)
         args = list(packed_vars_for_body) if is_arg_list(loop_vars) else [packed_vars_for_body]
         original_body_result = while_checks.body_result(self.label, body(*args), args)
-        result = [to_flow_tensor(v) for v in nest.flatten(original_body_result)]
+        result = [to_flow_tensor(v) for v in nest.flatten(original_body_result, expand_composites=True)]
         if len(merge_vars) != len(result):
             raise ValueError(f"Number of inputs and outputs of 'body' are different: {len(merge_vars)}, "
                              f"{len(result)}")
@@ -397,7 +398,7 @@ def convert_loop_vars(loop_vars):
     """Loop variables as tensors, leaving TensorArrays and tensors as they are (TensorFlow's
     `while_loop` converts with `ops.convert_to_tensor` the same way before building the loop)."""
     def conv(v):
-        if hasattr(v, "_flow_for_control_flow") or isinstance(v, Tensor):
+        if hasattr(v, "_flow_for_control_flow") or isinstance(v, (Tensor, IndexedSlices)):
             return v
         return convert_to_tensor(v)
     return nest.map_structure(conv, loop_vars)

@@ -41,7 +41,7 @@ def _rebuild(original, tensor):
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, maximum_iterations=None,
-               name=None, return_same_structure=False, back_prop=True, swap_memory=False):
+               name=None, return_same_structure=True, back_prop=True, swap_memory=False):
     """One `While` op (`StatelessWhile` when neither function touches state) that stands for the Python loop
 
         i = 0
@@ -50,7 +50,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             i += 1
 
     (TensorFlow's `while_v2.while_loop`). Returns the final loop variables packed as `loop_vars`, each through
-    an Identity of the op's output, so that fetching one prunes the others once the op is lowered.
+    an Identity of the op's output, so that fetching one prunes the others once the op is lowered; as in
+    TensorFlow, called directly it returns that structure even for one loop variable (`return_same_structure`
+    defaults to True here, to False in `while_loop`).
     """
     g = get_default_graph()
     with g.name_scope(name or "while") as scope:
@@ -96,11 +98,11 @@ class _LoopVars:
         self.label = scope[:-1]
         self.structure = convert_loop_vars(loop_vars)
         self.as_args = is_arg_list(self.structure)  # cond and body take the loop variables as separate arguments
-        self.flat_orig = nest.flatten(self.structure)
+        self.flat_orig = nest.flatten(self.structure, expand_composites=True)
         self.flat = [_flow_of(v) for v in self.flat_orig]
         invariants = [None] * len(self.flat)
         if shape_invariants is not None:
-            if self.as_args and len(self.flat_orig) == 1 and not nest.is_nested(shape_invariants):
+            if self.as_args and len(nest.flatten(self.structure)) == 1 and not nest.is_nested(shape_invariants):
                 shape_invariants = [shape_invariants]
             invariants = while_checks.flat_shape_invariants(self.label, self.structure, shape_invariants)
         self.shapes = [t.shape if inv is None else inv for t, inv in zip(self.flat, invariants)]
@@ -108,7 +110,8 @@ class _LoopVars:
 
     def packed(self, tensors):
         """The loop variables' structure holding one tensor per flat loop variable (TensorArrays rebuilt)."""
-        return nest.pack_sequence_as(self.structure, [_rebuild(o, t) for o, t in zip(self.flat_orig, tensors)])
+        return nest.pack_sequence_as(self.structure, [_rebuild(o, t) for o, t in zip(self.flat_orig, tensors)],
+                                     expand_composites=True)
 
     def pack(self, tensors):
         """The arguments cond and body take: the loop variables as separate arguments, or their one structure."""
@@ -156,7 +159,8 @@ def _build_body(g, scope, loop, body, cond_graph, swap_memory):
         for t in cond_graph.external_captures:  # cond's captures come first among the body's
             body_graph.capture(t)
         result = while_checks.body_result(loop.label, body(*loop.pack(loop_vars)), loop.pack(loop_vars))
-        outs = [body_graph.capture(convert_to_tensor(_flow_of(v))) for v in nest.flatten(result)]
+        outs = [body_graph.capture(convert_to_tensor(_flow_of(v)))
+                for v in nest.flatten(result, expand_composites=True)]
         for i, (inp, out, shape) in enumerate(zip(loop.flat, outs, loop.shapes)):
             while_checks.check_body_output(loop.label, i, inp, shape, out)
         body_graph.outputs = [counter + 1, bound] + outs

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..framework import default_session, dtypes, errors, nest
 from ..framework.default_session import get_default_session  # noqa: F401 - cfnb.get_default_session
+from ..framework.indexed_slices import IndexedSlices, IndexedSlicesValue
 from ..framework.ops import Operation, Tensor, get_default_graph
 from ..framework.registry import get_op_def
 from ..passes.lowering import has_functional_ops, lower_functional_ops
@@ -104,6 +105,14 @@ class _SessionState:
         self.memory = None
         self.functions = None
         self.device_memory = None
+
+
+def _indexed_slices_value(value):
+    """A fetched IndexedSlices comes back as an IndexedSlicesValue of its parts' values (TensorFlow's session.py
+    registers the same expansion for IndexedSlices fetches)."""
+    if isinstance(value, IndexedSlices):
+        return IndexedSlicesValue(value.values, value.indices, value.dense_shape)
+    return value
 
 
 class Session:
@@ -375,7 +384,7 @@ class Session:
     def _flatten_fetches(self, fetches):
         if fetches is None:
             raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
-        leaves = nest.flatten(fetches)
+        leaves = nest.flatten(fetches, expand_composites=True)  # an IndexedSlices is fetched as its parts
         elements = [self._as_element(f) for f in leaves]
         tensors, targets, slots = [], [], []
         index = {}
@@ -389,9 +398,13 @@ class Session:
                     tensors.append(e)
                 slots.append(index[e])
 
+        has_slices = any(isinstance(f, IndexedSlices) for f in nest.flatten(fetches))
+
         def rebuild(values):
             flat = [None if s is None else values[s] for s in slots]
-            return nest.pack_sequence_as(fetches, flat) if nest.is_nested(fetches) else flat[0]
+            if not has_slices:
+                return nest.pack_sequence_as(fetches, flat) if nest.is_nested(fetches) else flat[0]
+            return nest.map_structure(_indexed_slices_value, nest.pack_sequence_as(fetches, flat, True))
 
         return tensors, targets, rebuild
 

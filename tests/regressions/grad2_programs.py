@@ -13,7 +13,7 @@ are in grad2_programs_arrays.py.
 """
 import numpy as np
 
-from . import fuzz2_programs, grad2_programs_arrays  # noqa: F401 - register their programs
+from . import fuzz2_programs, grad2_programs_arrays, grad2_programs_slices  # noqa: F401 - register their programs
 from .grad2_registry import grads, program, second
 
 X2 = [0.5, -1.0]

@@ -195,3 +195,30 @@ def gradient_of_a_split_then_written_past_its_end(tf):
     out = ta.concat()
     (g,) = tf.gradients(out * [1.0, -0.5, 2.0, 3.0], value)
     return {"out": out, "g": g}, {value: [1.0, 2.0, 3.0]}
+
+
+@program(match={"v1": "Tried to write to index 3 but array is not resizeable and size is: 3",
+                "v2": "Trying to modify element 3 in a list with 3 elements"})
+def write_past_the_end_of_a_fixed_size_array(tf):
+    """TensorFlow's testTensorArrayWriteWrongIndexOrDataTypeFails: TensorArray::LockedWriteOrAggregate's words."""
+    ta = tf.TensorArray(tf.float32, size=3, tensor_array_name="foo")
+    return {"r": ta.write(3, 3.0).read(0)}, {}
+
+
+@program(match={"v1": "because the existing shape is [] but the new input shape is [1]"}, modes=("v1",))
+def gradient_array_writes_of_two_shapes_to_one_index(tf):
+    """A gradient TensorArray adds writes to one index (testSkipEagerTensorArrayWriteGradientAddMultipleAdds, v1:
+    v2 has no TensorArray.grad), and refuses two of different shapes, naming the array (`foo_<n>`)."""
+    ta = tf.TensorArray(tf.float32, size=3, tensor_array_name="foo", infer_shape=False)
+    g = ta.grad("grad")
+    added = g.write(2, 3.0).write(2, 4.0).write(2, 5.0).read(2)
+    return {"added": added, "r": g.write(1, 1.0).write(1, [1.0]).read(1)}, {}
+
+
+@program(modes=("v1",))
+def empty_array_stacked_after_an_unused_unstack(tf):
+    """TensorFlow's testSkipEagerTensorArrayEvalEmptyWithDefault: v1 arrays share their element shape, so an unstack
+    whose result is dropped (`mark_used()`) still tells the empty array its shape: stack [0, 3, 5], concat [0, 5]."""
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=False, infer_shape=True)
+    ta.unstack(tf.zeros([0, 3, 5])).mark_used()
+    return {"packed": ta.stack(), "concatenated": ta.concat(), "size": ta.size()}, {}

@@ -3,7 +3,7 @@ flow v1 and v2, and what TensorFlow's gradient registry holds for every op type 
 
 TensorFlow is not a dependency of cfnb, so this runs in its own environment:
 
-    /tmp/tfvenv/bin/python tests/regressions/record_grad2.py
+    /tmp/tfvenv/bin/python tests/regressions/record_grad2.py [--all]
 
 and writes grad2_tf.json next to this file: {"meta": {...}, "registry": {op type: rule}, "v1": {program: result},
 "v2": {...}}, a result as grad2_registry.run_program gives it, a rule as the table writes it ("module.function",
@@ -58,9 +58,12 @@ def _stable(result):
     return result
 
 
-def main():
+def main(argv):
+    """Records the programs grad2_tf.json lacks, keeping what it holds; `--all` records every program again."""
     tf1 = tf.compat.v1
     tf1.disable_eager_execution()
+    path = os.path.join(HERE, "grad2_tf.json")
+    kept = {} if "--all" in argv or not os.path.exists(path) else json.load(open(path))
     result = {"meta": {"tensorflow": tf.__version__, "numpy": np.__version__, "programs": len(PROGRAMS),
                        "api": "tf.compat.v1 graph mode (disable_eager_execution)"},
               "registry": registry()}
@@ -70,16 +73,19 @@ def main():
         for name, build in PROGRAMS.items():
             if mode not in MODES[name]:
                 continue
+            if name in kept.get(mode, {}):
+                result[mode][name] = kept[mode][name]
+                continue
             config = tf1.ConfigProto(device_count={"CPU": CPUS[name]})
             got = result[mode][name] = _stable(run_program(tf1, build, config))
             error, match = got.get("error"), match_for(name, mode)
             if error is not None and (match is None or match not in error["message"]):
                 sys.exit(f"{mode} {name}: TensorFlow's error does not say {match!r}: {error}")
             print(mode, name, str(got)[:160].replace("\n", "\\n"))
-    with open(os.path.join(HERE, "grad2_tf.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(result, f, indent=1, sort_keys=True)
         f.write("\n")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -195,8 +195,8 @@ class TestCase(absltest.TestCase):
         self.assertEqual(tuple(np.shape(input_a)), tuple(input_b.shape.as_list()), msg)
 
     def assertDeviceEqual(self, device1, device2, msg=None):  # noqa: N802
-        from cfnb.framework.device_spec import DeviceSpec
-        canon = [DeviceSpec.from_string(d or "").to_string() for d in (device1, device2)]
+        from cfnb.framework.device_spec import device_string, parse_device  # TensorFlow's pydev.canonical_name
+        canon = [device_string(parse_device(d or "")) for d in (device1, device2)]
         self.assertEqual(canon[0], canon[1], msg)
 
     @contextlib.contextmanager
