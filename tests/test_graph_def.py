@@ -38,11 +38,27 @@ def recorded(mode, name):
         return pb().text_format.Parse(f.read(), cfnb.GraphDef())
 
 
-def run_imported(graph_def, entry, config=None, options=None, run_metadata=None):
-    """Import `graph_def` into a fresh cfnb graph and run it by the recorded names: (graph, {key: value})."""
+def imported(graph_def):
+    """`graph_def` imported into a fresh cfnb graph."""
     graph = cfnb.Graph()
     with graph.as_default():
         cfnb.import_graph_def(graph_def, name="")
+    return graph
+
+
+@functools.lru_cache(maxsize=1)
+def imported_recorded(mode, name):
+    """TensorFlow's GraphDef of program `name` imported once for its three execution paths, which make test's
+    scheduler runs one after another on one worker (tests/conftest.py, scope_of): a Session keeps its variables and
+    executors to itself and runs a copy where it lowers or optimizes (Session._runnable, _optimized), so each path
+    still runs the graph as imported."""
+    return imported(recorded(mode, name))
+
+
+def run_imported(graph_def, entry, config=None, options=None, run_metadata=None, graph=None):
+    """Import `graph_def` into a fresh cfnb graph (or take `graph`, imported already) and run it by the recorded
+    names: (graph, {key: value})."""
+    graph = graph or imported(graph_def)
     feeds = {graph.get_tensor_by_name(n): np.asarray(f["value"], dtype=f["dtype"])
              for n, f in zip(entry["feeds"], entry["feed_values"])}
     with cfnb.Session(graph=graph, config=config) as sess:
@@ -68,7 +84,10 @@ def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    _, got = run_imported(recorded(mode, name), MANIFEST[mode][name], cfnb.ConfigProto(**EXECUTORS[executor]))
+    graph = imported_recorded(mode, name)
+    version = graph.version
+    _, got = run_imported(None, MANIFEST[mode][name], cfnb.ConfigProto(**EXECUTORS[executor]), graph=graph)
+    assert graph.version == version, "running the imported graph changed it"
     problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
     assert not problems, "\n".join(problems)
 
