@@ -40,8 +40,9 @@ def input_bytes(n):
 
 
 def config(limit_mb=None):
-    """A GPU Session with the graph optimizations off: they leave a swapping graph in its per-step form but would
-    fuse the unswapped one's steps (loop fission, accumulation batching), changing its rounding and its peak."""
+    """A GPU Session with the graph optimizations off. They leave a swapping graph, and any graph on a device with a
+    memory limit, in its per-step form, but would fuse the steps of the unswapped one on the unlimited device (loop
+    fission, accumulation batching), changing its rounding and its peak: the reference runs the same graph."""
     rewrite = tf.GraphOptions(rewrite_options=tf.RewriterConfig(disable_meta_optimizer=True))
     if limit_mb is None:
         return tf.ConfigProto(device_count={"GPU": 1}, graph_options=rewrite)

@@ -54,13 +54,15 @@ def mode(request):
     (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
 
 
-def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON):
-    """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops)."""
+def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON, memory_limit=None):
+    """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops), on a device
+    with `memory_limit` bytes (None: no limit)."""
     fetches, feeds = list(fetches), list(feeds)
     if has_functional_ops(graph):
         low = lower_functional_ops(graph)
         graph, fetches, feeds = low.graph, [low.tensor_map[t] for t in fetches], [low.tensor_map[t] for t in feeds]
-    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite).rewrites.items() if done}
+    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite, memory_limit=memory_limit)
+            .rewrites.items() if done}
 
 
 def run(graph, fetches, feeds, init, cfg):
@@ -109,8 +111,11 @@ def nest_values(fetches):
 
 # --- which pass fires where ------------------------------------------------------------------------------
 FIRES = {  # program: {mode: passes that must fire}; every other pass must not
-    "opt_rnn_tensorarray": {"v1": {"loop_fission", "accumulation_batching"}},
-    "opt_rnn_gather_chain": {"v1": {"loop_fission", "accumulation_batching"}},
+    # v1: batching multiplies the rows of x the forward loop pushed as x itself, so their stack is emptied
+    "opt_rnn_tensorarray": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
+                            "v2": {"loop_fission", "accumulation_batching"}},
+    "opt_rnn_gather_chain": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
+                             "v2": {"loop_fission", "accumulation_batching"}},
     "opt_rnn_one_gradient": {"v1": {"loop_fission", "accumulation_batching", "stack_push_removal"},
                              "v2": {"loop_fission", "accumulation_batching"}},  # v2: pruning drops the lists
     "opt_invariant_chain": {"v1": {"loop_invariant_node_motion", "stack_push_removal"},
@@ -140,6 +145,27 @@ def test_fission_hoists_the_input_projection_and_batching_the_weight_gradients()
     assert ops["while/mul/hoisted/row"].type == "GatherV2"  # the row of F = 2 sigmoid(X W + b), in the loop
     assert "while/MatMul" not in ops and ops["while/MatMul/hoisted"].inputs[0].shape.as_list() == [15, 5]
     assert ops["gradients/while/MatMul/Enter_grad/b_acc_3/batched/MatMul"].get_attr("transpose_a")
+
+
+def test_batching_multiplies_the_rows_a_v1_forward_loop_pushed_as_the_tensor_they_came_from():
+    """dW_x = sum_t x_t^T dz_t: x_t is row t of x, pushed on a history stack by the forward loop and popped last to
+    first by the gradient loop; the product reads x itself (its rows reversed), and the stack is emptied."""
+    was = cfnb.control_flow_v2_enabled()
+    cfnb.disable_control_flow_v2()
+    try:
+        graph, fetches, feeds, _, _ = conformance.build_program(cfnb, conformance.PROGRAMS["opt_rnn_tensorarray"])
+    finally:
+        (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
+    opt = optimize(graph, list(fetches.values()), list(feeds))
+    ops = {op.name: op for op in opt.graph.get_operations()}
+    rows = [op for name, op in ops.items() if name.endswith("/stacked/rows")]
+    assert len(rows) == 1 and rows[0].type == "GatherV2" and rows[0].inputs[0].op.type == "Placeholder"
+    x_stack = opt.rewrites["stack_push_removal"][0][1]
+    assert all(ops[name].type == "NoOp" for name in x_stack)  # pushes nothing: the loop reads no row of x
+    assert "while/TensorArrayReadV3" in {op.name for op in graph.get_operations()} and \
+        not any(op.type == "TensorArrayReadV3" and op.name.startswith("while/") for op in ops.values())
+    fired, problems = equivalent(graph, fetches, feeds)
+    assert "accumulation_batching" in fired and not problems
 
 
 def _loop_program(body, n=4, x_rows=4, init=None, swap=False):
@@ -315,6 +341,46 @@ def test_regression_programs_keep_their_answers(mode):
         return graph, fetches, feeds, init
     items = [(name, lambda b=b: make(b)) for name, b in reliab.PROGRAMS.items() if mode in reliab.MODES[name]]
     _check_corpus(items, mode)
+
+
+# --- a device's memory limit ------------------------------------------------------------------------------------
+def _gpu_rnn(steps=12):
+    """(graph, fetches, feeds) of an RNN whose fission and batching fire: h <- tanh(x_t W_x + h W_h), with gradients."""
+    rng = np.random.RandomState(5)
+    graph = cfnb.Graph()
+    with graph.as_default():
+        x = cfnb.placeholder(cfnb.float32, [steps, 8, 16], name="x")
+        w_x = cfnb.constant(rng.randn(16, 16).astype(np.float32) * 0.3)
+        w_h = cfnb.constant(rng.randn(16, 16).astype(np.float32) * 0.3)
+        step = lambda t, h: cfnb.tanh(cfnb.matmul(cfnb.gather(x, t), w_x) + cfnb.matmul(h, w_h))
+        _, h = cfnb.while_loop(lambda t, h: t < steps, lambda t, h: (t + 1, step(t, h)), [0, cfnb.zeros([8, 16])])
+        fetches = [h] + cfnb.gradients(cfnb.reduce_sum(h), [w_x, w_h])
+    return graph, fetches, {x: rng.randn(steps, 8, 16).astype(np.float32)}
+
+
+def _gpu_peak(graph, fetches, feeds, rewrite, limit_mb=None):
+    """(values, the GPU's peak bytes) of one run on a simulated GPU, with a memory limit or without."""
+    vd = cfnb.GPUOptions.Experimental.VirtualDevices
+    gpu = {"device_count": {"GPU": 1}} if limit_mb is None else {"gpu_options": cfnb.GPUOptions(
+        experimental=cfnb.GPUOptions.Experimental(virtual_devices=[vd(memory_limit_mb=[limit_mb])]))}
+    with pytest.warns(UserWarning, match="simulated"), cfnb.Session(graph=graph, config=config(rewrite, **gpu)) as sess:
+        meta = cfnb.RunMetadata()
+        values = sess.run(fetches, feeds, run_metadata=meta)
+    return values, meta.memory_timeline["GPU:0"].peak_bytes
+
+
+def test_fission_and_batching_decline_on_a_device_with_a_memory_limit(mode):
+    graph, fetches, feeds = _gpu_rnn()
+    cuDNN = {"loop_fission", "accumulation_batching"}
+    assert cuDNN <= set(rewrites(graph, fetches, feeds))
+    assert not cuDNN & set(rewrites(graph, fetches, feeds, memory_limit=1 << 20))
+    as_built, peak_as_built = _gpu_peak(graph, fetches, feeds, OFF, limit_mb=1)
+    on_limited, peak_limited = _gpu_peak(graph, fetches, feeds, RC(), limit_mb=1)
+    on_unlimited, peak_unlimited = _gpu_peak(graph, fetches, feeds, RC())
+    assert peak_limited <= peak_as_built < peak_unlimited  # unlimited, the passes fire and the peak grows
+    for got in (on_limited, on_unlimited):
+        for a, b in zip(got, as_built):
+            np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
 def test_a_rewrite_reuses_its_frame_view_until_the_graph_or_the_outputs_change():

@@ -30,7 +30,18 @@ def _grad_op(op_type, fn):
     return build
 
 
-tanh_grad = _grad_op("TanhGrad", lambda y, dy: dy * (1 - y * y))
+def _tanh_grad(y, dy):
+    """dy * (1 - y * y), written into the one temporary y * y when the shapes and dtypes allow: the same
+    roundings in the same order (1 - t, then dy * t), two allocations fewer per call (an RNN's gradient loop
+    runs it every step)."""
+    t = y * y
+    if type(t) is np.ndarray and type(dy) is np.ndarray and t.shape == dy.shape and t.dtype == dy.dtype:
+        np.subtract(1, t, out=t)
+        return np.multiply(dy, t, out=t)
+    return dy * (1 - t)
+
+
+tanh_grad = _grad_op("TanhGrad", _tanh_grad)
 sigmoid_grad = _grad_op("SigmoidGrad", lambda y, dy: dy * y * (1 - y))
 sqrt_grad = _grad_op("SqrtGrad", lambda y, dy: dy * 0.5 / y)
 rsqrt_grad = _grad_op("RsqrtGrad", lambda y, dy: dy * -0.5 * y * y * y)

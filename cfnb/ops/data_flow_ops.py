@@ -17,7 +17,7 @@ from ..framework.tensor_shape import TensorShape
 class StackState:
     """The run-time stack behind a handle, with the bytes it holds (for memory accounting)."""
 
-    __slots__ = ("name", "elements", "bytes", "max_size", "memory")
+    __slots__ = ("name", "elements", "bytes", "max_size", "memory", "swaps")
 
     def __init__(self, name, max_size, memory):
         self.name = name
@@ -25,6 +25,7 @@ class StackState:
         self.bytes = 0
         self.max_size = max_size
         self.memory = memory
+        self.swaps = False  # a push asked for swap_memory: pops bring values back and prefetch
 
     def push(self, op, value, swap):
         """The StackPushV2 kernel's work (TensorFlow's `StackPushOp`): append, swapped to host memory when the push
@@ -32,8 +33,11 @@ class StackState:
         if 0 <= self.max_size <= len(self.elements):
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] overflowed its max_size "
                                                       f"({self.max_size})")
-        self.bytes += np.asarray(value).nbytes
-        self.elements.append(op_kernel_context.swap_out(self.name, value) if swap else value)
+        self.bytes += value.nbytes if type(value) is np.ndarray else np.asarray(value).nbytes
+        if swap:
+            self.swaps = True
+            value = op_kernel_context.swap_out(self.name, value)
+        self.elements.append(value)
         if self.memory is not None:
             self.memory.record(self.name, self.bytes, swap)
 
@@ -42,9 +46,11 @@ class StackState:
         swapped out, and the next two pops prefetched; popping an empty stack is an error."""
         if not self.elements:
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] is empty.")
-        value = op_kernel_context.swap_in(self.elements.pop())
-        op_kernel_context.prefetch(self.elements[:-3:-1])  # the next two pops (StackPopV2 copies on demand)
-        self.bytes -= np.asarray(value).nbytes
+        value = self.elements.pop()
+        if self.swaps:
+            value = op_kernel_context.swap_in(value)
+            op_kernel_context.prefetch(self.elements[:-3:-1])  # the next two pops (StackPopV2 copies on demand)
+        self.bytes -= value.nbytes if type(value) is np.ndarray else np.asarray(value).nbytes
         if self.memory is not None:
             self.memory.record(self.name, self.bytes, False)
         return value

@@ -33,7 +33,11 @@ def _gather_infer(op):
 
 
 def _gather_kernel(op):
+    view = bool(op.attr.get("_row_view"))
+
     def gather(params, indices, axis):
+        if type(params) is np.ndarray and params.ndim > 1 and np.ndim(indices) == 0 and int(axis) == 0:
+            return _row(params, int(indices), view)
         params = op_kernel_context.device_module().asarray(params)
         idx = np.asarray(indices)
         a = int(axis)
@@ -43,6 +47,17 @@ def _gather_kernel(op):
             raise IndexError(f"indices = {bad} is not in [0, {n})")
         return _as_value(np.take(params, idx, axis=a))
     return gather
+
+
+def _row(params, index, view=False):
+    """`gather(params, t)` for one index along axis 0 (a loop reading its row t), without the general path's index
+    arrays and reductions: a copy of that row, which the ops after it may write into, or with `view` (the `_row_view`
+    attr loop fission sets on its row of F, a tensor the graph alone holds) the row itself, copied by nothing: an op
+    that writes into an input never writes into a view (runtime/fastpath/buffer_forwarding.py), so the add after it
+    writes into its other input."""
+    if 0 <= index < params.shape[0]:
+        return params[index] if view else params[index].copy()
+    raise IndexError(f"indices = {index} is not in [0, {params.shape[0]})")
 
 
 register_op("GatherV2", _gather_infer, _gather_kernel)

@@ -15,11 +15,22 @@ two-input AddN), its value read by nothing else in the loop and the product by n
 operands run in every iteration (not in a cond branch) and vary with it; the operands are rank 2 floats of
 fully known shapes with the same number of rows. A loop that runs zero times stacks zero rows, and the product
 is zero: the result is `init`, as before. The values equal the loop's within float rounding (the sum is
-associated differently). The graph must not ask for swapping: the stacked operands stay in device memory.
+associated differently). The graph must not ask for swapping, and its device must have no memory limit
+(`loop_fission.per_step_only`): every step's operands stay in device memory until the product, with their
+stacked copies, where the graph as built frees each popped value in the gradient loop.
+
+An operand that is a row of a tensor X the forward loop read is not collected again (`pushed_rows`): when a v1
+history stack is filled with `row t of X` at t = 0, 1, ..., R-1 by a top-level loop of R iterations and popped,
+once per iteration, by a top-level gradient loop that starts after it, the pops are X's rows last to first, and
+the stacked operand is X with its rows reversed: one gather of X after the loop instead of a push, a pop, a
+collecting push and a stacked copy per row. The stack is then popped by nothing, and stack push removal empties it.
 """
+import numpy as np
+
+from ..framework import dtypes
 from .graph_edit import Builder, add_accumulator
-from .loop_fission import swaps
-from .loop_frames import pure, source
+from .loop_fission import per_step_only, rows_of
+from .loop_frames import ROOT, pure, source
 
 NAME = "accumulation_batching"
 _ADDS = ("AddV2", "Add", "AddN")
@@ -56,12 +67,65 @@ def batchable(view, loop, var):
     return a, b
 
 
+def pushed_rows(view, loop, x):
+    """(X, R) when operand `x` of gradient loop `loop` pops a v1 history stack that a top-level loop of R iterations
+    filled with row t of X at t = 0 .. R-1 (loop_fission.rows_of), every iteration, before `loop` started; else
+    None. The pops then return X's rows last to first."""
+    pop = source(x).op
+    if pop.type != "StackPopV2" or loop.parent != ROOT or view.conditional(pop) \
+            or not view.invariant(pop.inputs[0], loop):
+        return None
+    stack = source(view.outer(pop.inputs[0], loop)).op
+    enters = [c for c in view.consumers.get(stack, ()) if c in view.frame_of]
+    if stack.type != "StackV2" or any(e.type != "Enter" for e in enters):
+        return None
+    users = [c for e in enters for c in view.consumers.get(e, ()) if c in view.frame_of]
+    pushes = [c for c in users if c.type == "StackPushV2"]
+    if len(pushes) != 1 or [c for c in users if c.type != "StackPushV2"] != [pop]:
+        return None
+    push = pushes[0]
+    forward = view.loop_of(push)
+    if forward is None or forward.parent != ROOT or view.conditional(push) or not _after(view, loop, forward):
+        return None
+    counter, trips = view.counter(forward)
+    row = source(push.inputs[1]).op
+    rows = rows_of(view, forward, row, counter) if counter is not None else None
+    if rows is None or not rows.shape.ndims or rows.shape[0] != trips or row.outputs[0].shape != x.shape:
+        return None
+    return rows, trips
+
+
+def _after(view, loop, forward):
+    """True when an Enter of `loop` reads (through root-frame ops) an Exit of `forward`: it starts after it ends."""
+    exits = {v.exit for v in forward.vars if v.exit is not None}
+    seen, work = set(), [v.enter for v in loop.vars]
+    while work:
+        op = work.pop()
+        for x in list(op.inputs) + list(op.control_inputs):
+            parent = x.op if hasattr(x, "op") else x
+            if parent in exits:
+                return True
+            if parent not in seen and view.frame_of.get(parent) == ROOT:
+                seen.add(parent)
+                work.append(parent)
+    return False
+
+
+def _reversed_rows(outside, rows, trips, name):
+    """X with its rows last to first (a GatherV2 of indices R-1 .. 0): the order a gradient loop pops them."""
+    order = outside.const(np.arange(trips - 1, -1, -1), dtypes.int32, f"{name}/reversed")
+    return outside.op("GatherV2", [rows, order, outside.const(0, dtypes.int32, f"{name}/axis")], name=f"{name}/rows")
+
+
 def batch(rewrite, view, loop, var, operands, stacked):
     """Replace `var`'s Exit by init + (stacked a)^T (stacked b), computed after the loop."""
     outside = Builder(rewrite, view, loop.parent)
     name = f"{var.exit.name}/batched"
     flat = []
     for x in operands:
+        pushed = pushed_rows(view, loop, x) if x not in stacked else None
+        if pushed is not None:
+            stacked[x] = _reversed_rows(outside, *pushed, f"{source(x).op.name}/stacked")
         if x not in stacked:
             stacked[x] = add_accumulator(rewrite, view, loop, x, f"{source(x).op.name}/stacked")
         width = x.shape.as_list()[1]
@@ -75,7 +139,7 @@ def batch(rewrite, view, loop, var, operands, stacked):
 
 def run(rewrite):
     """Rewrite the copy in place; returns [(frame, [names of the Exits now computed after the loop])]."""
-    if swaps(rewrite.view()):
+    if per_step_only(rewrite):
         return []
     done = []
     for name in sorted(rewrite.view().loops):

@@ -40,11 +40,13 @@ def copy_graph(graph, fetches, targets=()):
 class Rewrite:
     """What the passes of one optimization share: the copy they edit (`graph`), the tensors the run fetches and
     feeds (`outputs`, which `reroute` keeps up to date; `fed`, which no pass may replace), its target ops, and the
-    pivot each frame's new constants wait for (`anchors`)."""
+    pivot each frame's new constants wait for (`anchors`), and the memory limit of the device the run is on
+    (`memory_limit`, bytes; None for a device without one: the host, an unlimited GPU)."""
 
-    def __init__(self, graph, outputs, targets, fed):
+    def __init__(self, graph, outputs, targets, fed, memory_limit=None):
         self.graph, self.outputs, self.targets, self.fed = graph, list(outputs), list(targets), set(fed)
         self.anchors = {}
+        self.memory_limit = memory_limit
         self._view = (None, None)  # (the graph's version and outputs it was made for, the FrameView)
 
     def view(self):

@@ -21,7 +21,9 @@ What is checked, precisely, before F is computed for every row of X:
   than a row, or are rows of the same counter; rows are then independent, and row t of F is f of row t of X;
 - every op is pure, on floats, of fully known shapes (`loop_frames.pure`), and runs in every iteration (not in a
   cond branch): computing rows cannot fail, and computes nothing the loop would have skipped;
-- the graph asks for no swapping (`swap_memory`): F holds R rows in device memory, which swapping exists to avoid.
+- the graph asks for no swapping (`swap_memory`): F holds R rows in device memory, which swapping exists to avoid;
+- the run's device has no memory limit (`per_step_only`): F lives from before the loop until it ends, when the
+  history stacks are full, so its R rows add to the device's peak one for one.
 At least one op besides the row itself must move, or nothing is gained.
 """
 import numpy as np
@@ -117,8 +119,8 @@ def hoist(rewrite, view, loop, found):
                                                  "parallel_iterations": loop.parallel_iterations},
                           name=f"{op.name}/hoisted/Enter", device=op.device)
         axis = inside.const(0, counter.body_value.dtype, f"{op.name}/hoisted/axis")
-        row = inside.op("GatherV2", [enter, counter.body_value, axis], name=f"{op.name}/hoisted/row",
-                        device=op.device)
+        row = inside.op("GatherV2", [enter, counter.body_value, axis], {"_row_view": True},
+                        name=f"{op.name}/hoisted/row", device=op.device)  # F is ours: its row, uncopied
         row._shape = out.shape
         rewrite.reroute(out, row, keep=set(work))
     return [op.name for op in work]
@@ -152,9 +154,17 @@ def swaps(view):
                (op.attr.get("swap_memory") or op.attr.get("_swap_memory")) for op in view.ops)
 
 
+def per_step_only(rewrite):
+    """True when the graph must keep its per-step form: it swaps, or its device has a memory limit. Fission and
+    batching trade memory for speed (all rows of F, every step's operands held at once, at the time the history
+    stacks are full), as cuDNN's RNN keeps a workspace; under a budget a compiler declines such a rewrite (XLA
+    weighs its fusions and rematerialization against the device's memory limit) rather than raise the peak."""
+    return rewrite.memory_limit is not None or swaps(rewrite.view())
+
+
 def run(rewrite):
     """Rewrite the copy in place; returns [(frame, [names of the ops now computed before the loop])]."""
-    if swaps(rewrite.view()):
+    if per_step_only(rewrite):
         return []
     done = []
     for name in sorted(rewrite.view().loops):

@@ -48,10 +48,11 @@ class OptimizedGraph(NamedTuple):
                          for name, done in self.rewrites.items() if done) or "no rewrite applied"
 
 
-def optimize(graph, fetches, feeds=(), targets=(), config=None, traced=False):
+def optimize(graph, fetches, feeds=(), targets=(), config=None, traced=False, memory_limit=None):
     """The graph `fetches` need, rewritten by the passes `config` (a RewriterConfig) enables for a traced or an
     untraced run. `fetches` and `feeds` are tensors, `targets` ops; returns an OptimizedGraph, whose `graph`
-    `cfnb.viz.show` draws and whose maps say where each fetch, feed and target went."""
+    `cfnb.viz.show` draws and whose maps say where each fetch, feed and target went. `memory_limit`: the bytes
+    the run's device may hold (None: no limit); the passes that trade memory for speed decline under one."""
     config = config if config is not None else RewriterConfig()
     fetches, feeds, targets = list(fetches), list(feeds), list(targets)
     passes = [p for p in PIPELINE if config.enabled(p.NAME, traced)]
@@ -60,7 +61,7 @@ def optimize(graph, fetches, feeds=(), targets=(), config=None, traced=False):
         return OptimizedGraph(graph, {}, {}, {})
     copy, tmap, opmap = copy_graph(graph, fetches + feeds, targets)
     rewrite = Rewrite(copy, [tmap[t] for t in fetches + feeds], [opmap[op] for op in targets],
-                      [tmap[t] for t in feeds])
+                      [tmap[t] for t in feeds], memory_limit)
     rewrites = {p.NAME: p.run(rewrite) for p in passes}
     if not any(rewrites.values()):
         return OptimizedGraph(graph, {}, {}, rewrites)

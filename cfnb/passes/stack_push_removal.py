@@ -8,7 +8,9 @@ away with the gradients that needed them (fetch dW_h of an RNN, not dW_x, and th
 pushed to, T times, and never read). This pass follows each stack's handle through Enter, Switch and Identity
 nodes (the ones Grappler traverses); when it reaches pushes and nothing else but pops that nothing reads, it
 turns every push into an Identity of the pushed value with a control input from the handle, as Grappler does:
-the push's consumers and the counter's control edge stay as they were, and nothing is stored.
+the push's consumers and the counter's control edge stay as they were, and nothing is stored. A push whose value
+nothing reads (the usual case: its one edge out is the control edge to the counter) becomes a NoOp instead, so the
+value it pushed, if nothing else reads it, is no longer computed.
 
 cfnb goes one step further than Grappler, which leaves a stack alone as soon as a pop has any fanout: a gradient
 loop orders its pops with a ControlTrigger (`b_sync`, as TensorFlow's `GradLoopState.grad_sync` does), so a pop
@@ -66,16 +68,19 @@ def to_identity(push):
     push._add_control_input(handle.op)
 
 
-def to_no_op(pop):
-    """Turn an unread `pop` into `NoOp(^handle)` in place: it keeps its control edges, and pops nothing."""
-    (handle,) = pop._inputs
-    handle._consumers.remove(pop)
-    pop._inputs, pop._outputs = [], []
-    pop._type = "NoOp"
-    pop._op_def = get_op_def("NoOp")
-    pop._attrs = {}
-    pop.graph._version += 1
-    pop._add_control_input(handle.op)
+def to_no_op(op):
+    """Turn an unread pop or push into `NoOp(^handle)` in place: it keeps its control edges, and pops or pushes
+    nothing. A push whose value nothing reads needs no Identity of it: the value (a forward loop's TensorArray read,
+    say) is then computed for nothing, and is pruned."""
+    handle = op._inputs[0]
+    for x in op._inputs:
+        x._consumers.remove(op)
+    op._inputs, op._outputs = [], []
+    op._type = "NoOp"
+    op._op_def = get_op_def("NoOp")
+    op._attrs = {}
+    op.graph._version += 1
+    op._add_control_input(handle.op)
 
 
 def run(rewrite):
@@ -88,7 +93,7 @@ def run(rewrite):
             if not pushes:
                 continue
             for push in pushes:
-                to_identity(push)
+                (to_identity if _read(view, push) or push.inputs[0].op.type == "Switch" else to_no_op)(push)
             for pop in pops:
                 to_no_op(pop)
             done.append((op.name, [p.name for p in pushes + pops]))

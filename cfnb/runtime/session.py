@@ -325,11 +325,15 @@ class Session:
     def _optimized(self, graph, fetches, targets, feeds, traced):
         """The runnable graph as the optimization passes rewrite it (passes/meta_optimizer.py, Grappler's
         MetaOptimizer; `graph_options.rewrite_options` switches them), when the run stays on one device: a
-        partitioned run keeps the graph as built."""
+        partitioned run keeps the graph as built. The device's memory limit (a GPU's, None for an unlimited one)
+        goes to the passes, which decline what would raise its peak."""
         placement = self._placement(graph)
-        if placement is not None and len({placement[op] for op in needed_ops(fetches, targets, set(feeds))}) > 1:
+        devices = {placement[op] for op in needed_ops(fetches, targets, set(feeds))} if placement else set()
+        if len(devices) > 1:
             return graph, fetches, targets, feeds
-        opt = optimize(graph, fetches, feeds, targets, self._config.graph_options.rewrite_options, traced)
+        limits = [self._memory.allocator(d).limit for d in devices] if self._memory is not None else []
+        opt = optimize(graph, fetches, feeds, targets, self._config.graph_options.rewrite_options, traced,
+                       memory_limit=min((x for x in limits if x is not None), default=None))
         return opt.graph, [opt.tensor(t) for t in fetches], [opt.op(o) for o in targets], [opt.tensor(t) for t in feeds]
 
     def _make_kernel(self, op):
