@@ -38,11 +38,27 @@ def recorded(mode, name):
         return pb().text_format.Parse(f.read(), cfnb.GraphDef())
 
 
-def run_imported(graph_def, entry, config=None, options=None, run_metadata=None):
-    """Import `graph_def` into a fresh cfnb graph and run it by the recorded names: (graph, {key: value})."""
+def imported(graph_def):
+    """`graph_def` imported into a fresh cfnb graph."""
     graph = cfnb.Graph()
     with graph.as_default():
         cfnb.import_graph_def(graph_def, name="")
+    return graph
+
+
+@functools.lru_cache(maxsize=1)
+def imported_recorded(mode, name):
+    """TensorFlow's GraphDef of program `name` imported once for its three execution paths, which make test's
+    scheduler runs one after another on one worker (tests/conftest.py, scope_of): a Session keeps its variables and
+    executors to itself and runs a copy where it lowers or optimizes (Session._runnable, _optimized), so each path
+    still runs the graph as imported."""
+    return imported(recorded(mode, name))
+
+
+def run_imported(graph_def, entry, config=None, options=None, run_metadata=None, graph=None):
+    """Import `graph_def` into a fresh cfnb graph (or take `graph`, imported already) and run it by the recorded
+    names: (graph, {key: value})."""
+    graph = graph or imported(graph_def)
     feeds = {graph.get_tensor_by_name(n): np.asarray(f["value"], dtype=f["dtype"])
              for n, f in zip(entry["feeds"], entry["feed_values"])}
     with cfnb.Session(graph=graph, config=config) as sess:
@@ -68,7 +84,10 @@ def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    _, got = run_imported(recorded(mode, name), MANIFEST[mode][name], cfnb.ConfigProto(**EXECUTORS[executor]))
+    graph = imported_recorded(mode, name)
+    version = graph.version
+    _, got = run_imported(None, MANIFEST[mode][name], cfnb.ConfigProto(**EXECUTORS[executor]), graph=graph)
+    assert graph.version == version, "running the imported graph changed it"
     problems = mismatches(got, want, EXPECTED["dtypes"][mode][name], EXPECTED["shapes"][mode][name])
     assert not problems, "\n".join(problems)
 
@@ -279,3 +298,20 @@ def test_tensorflows_export_check_is_recorded():
         assert set(check[mode]) == set(programs.PROGRAMS)
         ok = sum(v == "ok" for v in check[mode].values())
         assert check["counts"][mode].startswith(f"{ok} of ")
+
+
+def test_the_tests_of_one_recorded_graph_def_go_to_one_worker(request):
+    """`make test`'s scheduler (tests/conftest.py, scope_of) gives the tests that read one recorded GraphDef one scope,
+    so each xdist worker parses each file once: a program's three execution paths, and for v1 the node-for-node
+    export."""
+    from conftest import scope_of
+    readers = ("test_tensorflow_graph_def_imports_and_runs", "test_exported_graph_def_is_tensorflows_node_for_node")
+    scopes = {}
+    for item in request.session.items:
+        if item.nodeid.startswith("tests/test_graph_def.py::") and item.originalname in readers:
+            params = item.callspec.params
+            scopes.setdefault((params.get("mode", "v1"), params["name"]), set()).add(scope_of(item.nodeid, set()))
+    if not scopes:
+        pytest.skip("none of the readers of a recorded GraphDef was collected with this test")
+    assert all(len(s) == 1 for s in scopes.values()), {k: s for k, s in scopes.items() if len(s) > 1}
+    assert len({s.pop() for s in scopes.values()}) == len(scopes)

@@ -10,30 +10,22 @@ functions' device requests are set aside, with a warning), and the graph around 
 The "pooled" modes send every stateless kernel to its device's inter-op worker pool (runtime/inter_op.py), not only
 the expensive ones, so that results coming back from workers in any order meet every control-flow construct.
 Seeds are fixed, so a failure reproduces."""
-import importlib.util
-import json
 import pathlib
 import random
+import sys
 import warnings
 
+import numpy as np
 import pytest
 
 import cfnb
 from cfnb.runtime import inter_op
 
-HERE = pathlib.Path(__file__).parent
+# test_conformance as pytest imports it (as test_graph_def does): loading it again by path under another name built
+# every conformance program a second time at collection (its finite-difference list), in every worker.
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from test_conformance import EXPECTED, mismatches, programs  # noqa: E402
 
-
-def _load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-programs = _load("cfnb_conformance_programs_placement", HERE / "conformance" / "programs.py")
-conformance = _load("cfnb_test_conformance_placement", HERE / "test_conformance.py")
-EXPECTED = json.loads((HERE / "conformance" / "expected_tf.json").read_text())
 DEVICES = ["/cpu:0", "/device:CPU:1", "/job:localhost/replica:0/task:0/device:CPU:2"]
 
 
@@ -57,7 +49,7 @@ def run_placed(build, mode, seed):
         if init is not None:
             sess.run(init)
         values = sess.run(fetches, feed_dict=feeds)
-    return {key: conformance.np.asarray(v) for key, v in values.items()}
+    return {key: np.asarray(v) for key, v in values.items()}
 
 
 MODES = ["v1", "v2", "v2 strict", "v1 pooled", "v2 pooled"]
@@ -83,7 +75,7 @@ def test_random_placement_keeps_values(name, mode, control_flow_mode, monkeypatc
     got = run_placed(programs.PROGRAMS[name], mode, seed=len(name))
     if mode.endswith("pooled") and got:
         assert submitted, "no kernel went to an inter-op pool"
-    problems = conformance.mismatches(got, want, EXPECTED["dtypes"][form][name], EXPECTED["shapes"][form][name])
+    problems = mismatches(got, want, EXPECTED["dtypes"][form][name], EXPECTED["shapes"][form][name])
     assert not problems, "\n".join(problems)
 
 
