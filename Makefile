@@ -53,14 +53,13 @@ book-js: $(VENV)/.installed-test
 
 setup: $(VENV)/.installed-book dot chromium book-js
 
-# -p tests.defer_imports: an early plugin that defers an import every pytest process pays for (see that file)
 test: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest -p tests.defer_imports -n $(WORKERS) --durations=25
+	$(PY) -m pytest -n $(WORKERS) --durations=25
 
 test-all: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest -p tests.defer_imports -n $(WORKERS) -m "long or not long"
+	$(PY) -m pytest -n $(WORKERS) -m "long or not long"
 
 # tools/lab.py serves the repository's root (so the notebooks' links to docs/ work), opens the first chapter,
 # turns JupyterLab's first-start news pop-up off in this environment's settings, and passes --allow-root as
