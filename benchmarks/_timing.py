@@ -109,7 +109,12 @@ def check(what, results, agrees):
 
 
 def allclose(a, b):
-    return np.shape(a) == np.shape(b) and np.allclose(a, b, rtol=1e-4, atol=1e-6)
+    """Equal up to float32 rounding of another summation order: the largest error at most 1e-4 of the largest
+    value (TensorFlow's oneDNN and numpy's BLAS add a 512-term product in different orders, so an element near 0 can
+    differ by 1e-6 relative to the whole: an element-wise rtol would call that a mismatch)."""
+    a, b = np.asarray(a), np.asarray(b)
+    scale = float(np.max(np.abs(b), initial=1.0))
+    return a.shape == b.shape and float(np.max(np.abs(a - b), initial=0.0)) <= 1e-4 * scale
 
 
 def tf_v1(form="v1"):
