@@ -9,12 +9,13 @@ counted; the executor drops its references as soon as the consumers ran).
 
 cfnb's arrays are Python objects, reference counted by Python itself, so the allocator lets Python do the
 counting: a kernel's output buffer is registered when the kernel makes it and released by a
-`weakref.finalize` when its last reference (a slot of the executor, a stack, a TensorList) is dropped.
+weak reference's callback when its last reference (a slot of the executor, a stack, a TensorList) is dropped.
 Views count once, through the array that owns the memory.
 """
 import threading
 import time
 import weakref
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -61,7 +62,7 @@ class Allocator:
         self.peak = 0
         self.swapped_out_bytes = 0
         self.events = []
-        self._live = {}           # id(owner array) -> rounded bytes
+        self._live = {}           # id(owner array) -> (rounded bytes, weak reference to it)
         self._lock = threading.Lock()
         self._t0 = time.perf_counter()
 
@@ -95,16 +96,16 @@ class Allocator:
             size = rounded_bytes(owner.nbytes)
             if self.limit is not None and self.bytes_in_use + size > self.limit:
                 raise self._oom(array, size, op)
-            self._live[key] = size
+            # a plain weak reference with a callback, ~3x cheaper than weakref.finalize: every kernel output pays it
+            self._live[key] = (size, weakref.ref(owner, partial(self._release, key)))
             self.bytes_in_use += size
             self.peak = max(self.peak, self.bytes_in_use)
             self._event(size, kind, getattr(op, "name", op) or "")
-        weakref.finalize(owner, self._release, key)
         return array
 
-    def _release(self, key):
+    def _release(self, key, _ref=None):
         with self._lock:
-            size = self._live.pop(key, 0)
+            size = self._live.pop(key, (0,))[0]
             if size:
                 self.bytes_in_use -= size
                 self._event(-size, "free", "")

@@ -116,6 +116,8 @@ class DeviceMemory:
         if not backends.is_gpu(device) or device not in self.allocators or not hasattr(value, "nbytes"):
             return value
         swapped = SwappedTensor(self, device, value, what)
+        if swapped.synchronous:
+            return swapped  # copied already
         # TensorFlow's push is an async kernel that completes when its copy is done, so the forward loop
         # cannot run ahead of the copy stream by more than a few pushes; here: at most MAX_COPIES_IN_FLIGHT.
         with self._inflight_lock:

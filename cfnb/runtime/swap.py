@@ -11,11 +11,15 @@ functional (v2) loops, which TensorFlow never swapped (`TensorListPushBack` with
 
 The copy thread plays the copy stream (`CopyStream`): one per Session, first-in first-out, so a swap-in queued
 after a swap-out of the same tensor finds the host copy ready. A GPU's copy engine runs beside its compute
-engine; in one Python process the copy thread shares the interpreter with the executor, so it must not take it
-for every push: copies are queued as they are issued and the thread wakes once per `COPY_BATCH` of them (or when
-the executor waits for one), does the batch, and sleeps again, while the executor's numpy kernels, which release
-the interpreter, compute. Values are copied bit for bit (`backends.to_host`, `backends.to_device`), so swapped
-runs give exactly the unswapped values.
+engine; in one Python process the copy thread shares the interpreter with the executor, and handing it over
+(waking the thread, the executor waiting to take the interpreter back after each numpy kernel) costs more than a
+small copy: a 32 KB memcpy takes ~5 us, a thread switch tens of microseconds on a busy machine. So a value of at
+most `SYNC_COPY_BYTES` is copied by the kernel that pushes or pops it, in the executor's own thread, as a CUDA
+copy that small is as good as done when issued; only larger copies, which numpy makes without holding the
+interpreter, go to the copy thread and overlap the executor's work. It wakes once per `COPY_BATCH` of them (or
+when the executor waits for one). Either way the timeline is the same: the host holds the history, the device
+buffer is freed once copied, and pops bring values back (prefetching ahead). Values are copied bit for bit
+(`backends.to_host`, `backends.to_device`), so swapped runs give exactly the unswapped values.
 """
 import threading
 from collections import deque
@@ -24,6 +28,7 @@ from . import backends
 
 PREFETCH_DEPTH = 2   # how many elements a pop brings back ahead of need
 COPY_BATCH = 4       # queued copies that wake the copy thread
+SYNC_COPY_BYTES = 1 << 20  # values up to this size are copied in the kernel's thread, not on the copy stream
 
 
 class CopyStream:
@@ -106,7 +111,9 @@ class CopyStream:
 
 class SwappedTensor:
     """A pushed value on its way to, or in, host memory. It holds the device copy only until the copy is
-    done (the device buffer is then freed once the executor drops its own reference)."""
+    done (the device buffer is then freed once the executor drops its own reference). A value of at most
+    `SYNC_COPY_BYTES` is copied at once, in the pushing kernel's thread (`synchronous`); a larger one on the
+    copy stream."""
 
     is_swapped = True  # what cfnb.framework.op_kernel_context recognizes
     __slots__ = ("_memory", "_device", "_what", "_device_value", "_host", "_out", "_in", "nbytes")
@@ -115,10 +122,19 @@ class SwappedTensor:
         self._memory, self._device, self._what = memory, device, what
         self._device_value = value
         self._host = None
-        self._in = None
+        self._in = None  # the swap-in under way: a copy-stream ticket, or (value,) when copied synchronously
         self.nbytes = getattr(value, "nbytes", 0)
         memory.allocator(device).note("push", what)
-        self._out = memory.copier.submit(self._copy_out)  # a ticket of the copy stream
+        if self.nbytes <= SYNC_COPY_BYTES:
+            self._out = None
+            self._copy_out()
+        else:
+            self._out = memory.copier.submit(self._copy_out)  # a ticket of the copy stream
+
+    @property
+    def synchronous(self):
+        """Whether this value's copies are made in the kernel's thread (it was small enough)."""
+        return self.nbytes <= SYNC_COPY_BYTES
 
     def _copy_out(self):
         host = backends.to_host(self._device_value)
@@ -129,16 +145,20 @@ class SwappedTensor:
 
     def wait_copied(self):
         """Block until the device-to-host copy has finished (the swap-out's event, as TensorFlow's stack swap waits on
-        its copy stream)."""
-        self._memory.copier.wait(self._out)
+        its copy stream); a synchronous copy is done already."""
+        if self._out is not None:
+            self._memory.copier.wait(self._out)
 
     def prefetch(self):
-        """Start bringing the value back to the device (no-op when already under way)."""
+        """Start bringing the value back to the device (no-op when already under way or done)."""
         if self._in is None:
-            self._in = self._memory.copier.submit(self._copy_in, True, keep=True)
+            if self.synchronous:
+                self._in = (self._copy_in(True),)
+            else:
+                self._in = self._memory.copier.submit(self._copy_in, True, keep=True)
 
     def _copy_in(self, optional):
-        # queued after this tensor's swap-out on the same stream: the host copy is there
+        # queued after this tensor's swap-out on the same stream (or made after it): the host copy is there
         alloc = self._memory.allocator(self._device)
         if optional and not alloc.fits(self.nbytes):
             return None  # no room now: the pop will copy it when it needs it
@@ -149,11 +169,15 @@ class SwappedTensor:
     def swap_in(self):
         """The value, back on the device (the pop's output)."""
         pending, self._in = self._in, None
-        value = self._memory.copier.result(pending) if pending is not None else None
+        if pending is None:
+            value = None
+        elif type(pending) is tuple:
+            value = pending[0]
+        else:
+            value = self._memory.copier.result(pending)
         if value is None:
             self.wait_copied()
-            value = backends.to_device(self._host, self._device)
-            self._memory.allocator(self._device).register(value, self._what, kind="swap_in")
+            value = self._copy_in(False)
         self._memory.allocator(self._device).note("pop", self._what)
         return value  # the host copy stays: a v2 accumulator list may be popped by more than one gradient
 
