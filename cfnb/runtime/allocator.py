@@ -103,6 +103,22 @@ class Allocator:
             self._event(size, kind, getattr(op, "name", op) or "")
         return array
 
+    def hold(self, buffer, what, kind="alloc"):
+        """Count `buffer` until `let_go(buffer)`, not until Python frees it: a buffer of a pool that outlives the
+        value it holds (swapping's host buffers, runtime/swap.py). The host has no limit; a device's is enforced."""
+        size = rounded_bytes(buffer.nbytes)
+        with self._lock:
+            if self.limit is not None and self.bytes_in_use + size > self.limit:
+                raise self._oom(buffer, size, what)
+            self._live[id(buffer)] = (size, None)
+            self.bytes_in_use += size
+            self.peak = max(self.peak, self.bytes_in_use)
+            self._event(size, kind, what)
+
+    def let_go(self, buffer):
+        """The end of a `hold`: the buffer's bytes are free (back in its pool)."""
+        self._release(id(buffer))
+
     def _release(self, key, _ref=None):
         with self._lock:
             size = self._live.pop(key, (0,))[0]

@@ -19,7 +19,7 @@ from .allocator import Allocator
 from .devices import parse
 from .gpu_options import gpu_memory_limits
 from .memory_timeline import MemoryTimeline
-from .swap import CopyStream, SwappedTensor
+from .swap import CopyStream, HostBufferPool, SwappedTensor
 
 MAX_COPIES_IN_FLIGHT = 8
 
@@ -42,6 +42,7 @@ class DeviceMemory:
                 self.allocators[name] = self.host
         self._inflight, self._inflight_lock = deque(), threading.Lock()
         self.copier = CopyStream()
+        self.host_pool = HostBufferPool(self.host)
         self.simulated = not backends.has_gpu()
 
     @classmethod

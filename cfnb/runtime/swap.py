@@ -24,6 +24,8 @@ buffer is freed once copied, and pops bring values back (prefetching ahead). Val
 import threading
 from collections import deque
 
+import numpy as np
+
 from . import backends
 
 PREFETCH_DEPTH = 2   # how many elements a pop brings back ahead of need
@@ -109,6 +111,37 @@ class CopyStream:
                 self._cv.notify_all()
 
 
+class HostBufferPool:
+    """The host buffers swapped-out values are copied into, each kept for the next value of its shape and dtype.
+
+    TensorFlow copies a swapped tensor into pinned host memory from `cuda_host_bfc`, a BFCAllocator over
+    `GpuHostAllocator` that keeps the memory it grew to. A fresh numpy buffer per push would be fresh pages from the
+    OS, and mapping 32 KB costs ~10x copying it (page faults; the history of one run is ~100 MB). A buffer is counted
+    on the host allocator from `take` to `give_back`, so the host timeline is the one fresh buffers give."""
+
+    def __init__(self, allocator):
+        self._allocator = allocator
+        self._free = {}  # (shape, dtype) -> buffers given back
+        self._lock = threading.Lock()
+
+    def take(self, like, what):
+        """A host buffer of `like`'s shape and dtype, counted as `what`'s swap-out."""
+        key = (like.shape, like.dtype)
+        with self._lock:
+            free = self._free.get(key)
+            buffer = free.pop() if free else None
+        if buffer is None:
+            buffer = np.empty(like.shape, like.dtype)
+        self._allocator.hold(buffer, what, kind="swap_out")
+        return buffer
+
+    def give_back(self, buffer):
+        """`buffer` is free: its bytes leave the host's count, and the next `take` of its shape reuses it."""
+        self._allocator.let_go(buffer)
+        with self._lock:
+            self._free.setdefault((buffer.shape, buffer.dtype), []).append(buffer)
+
+
 class SwappedTensor:
     """A pushed value on its way to, or in, host memory. It holds the device copy only until the copy is
     done (the device buffer is then freed once the executor drops its own reference). A value of at most
@@ -116,32 +149,38 @@ class SwappedTensor:
     copy stream."""
 
     is_swapped = True  # what cfnb.framework.op_kernel_context recognizes
-    __slots__ = ("_memory", "_device", "_what", "_device_value", "_host", "_out", "_in", "nbytes")
+    __slots__ = ("_memory", "_device", "_what", "_device_value", "_host", "_pooled", "_out", "_in", "nbytes",
+                 "synchronous")
 
     def __init__(self, memory, device, value, what):
         self._memory, self._device, self._what = memory, device, what
         self._device_value = value
         self._host = None
+        self._pooled = False  # whether _host is a buffer of the host pool (given back when this value goes)
         self._in = None  # the swap-in under way: a copy-stream ticket, or (value,) when copied synchronously
         self.nbytes = getattr(value, "nbytes", 0)
         memory.allocator(device).note("push", what)
-        if self.nbytes <= SYNC_COPY_BYTES:
+        self.synchronous = self.nbytes <= SYNC_COPY_BYTES  # copied in the kernel's thread, not on the copy stream
+        if self.synchronous:
             self._out = None
             self._copy_out()
         else:
             self._out = memory.copier.submit(self._copy_out)  # a ticket of the copy stream
 
-    @property
-    def synchronous(self):
-        """Whether this value's copies are made in the kernel's thread (it was small enough)."""
-        return self.nbytes <= SYNC_COPY_BYTES
-
     def _copy_out(self):
-        host = backends.to_host(self._device_value)
-        self._memory.host.register(host, self._what, kind="swap_out")
+        value = self._device_value
+        if backends.is_array(value):
+            host = backends.to_host(value, out=self._memory.host_pool.take(value, self._what))
+            self._pooled = True
+        else:
+            host = self._memory.host.register(backends.to_host(value), self._what, kind="swap_out")
         self._memory.allocator(self._device).note("swap_out", self._what, self.nbytes)
         self._host = host
         self._device_value = None  # the device copy is no longer the stack's
+
+    def __del__(self):
+        if self._pooled:  # nothing else holds the buffer (__array__ hands out copies): the pool may reuse it
+            self._memory.host_pool.give_back(self._host)
 
     def wait_copied(self):
         """Block until the device-to-host copy has finished (the swap-out's event, as TensorFlow's stack swap waits on
@@ -182,5 +221,6 @@ class SwappedTensor:
         return value  # the host copy stays: a v2 accumulator list may be popped by more than one gradient
 
     def __array__(self, dtype=None, copy=None):
+        """A copy of the host value: the pooled buffer stays this value's alone."""
         self.wait_copied()
-        return self._host if dtype is None else self._host.astype(dtype)
+        return np.array(self._host, dtype=dtype, copy=True)
