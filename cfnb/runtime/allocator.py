@@ -61,7 +61,7 @@ class Allocator:
         self.bytes_in_use = 0
         self.peak = 0
         self.swapped_out_bytes = 0
-        self.events = []
+        self.events = []          # flat: time, bytes, delta, kind, what of each MemoryEvent in turn
         self._live = {}           # id(owner array) -> (rounded bytes, weak reference to it)
         self._lock = threading.Lock()
         self._t0 = time.perf_counter()
@@ -76,7 +76,9 @@ class Allocator:
             self._t0 = time.perf_counter()
 
     def _event(self, delta, kind, what):
-        self.events.append(MemoryEvent(time.perf_counter() - self._t0, self.bytes_in_use, delta, kind, what))
+        # five fields appended flat, not one object per event: a run records ~40k events, and as tracked objects
+        # (NamedTuples) they made the garbage collector run full collections; MemoryTimeline names the fields
+        self.events.extend((time.perf_counter() - self._t0, self.bytes_in_use, delta, kind, what))
 
     def fits(self, nbytes):
         """Whether `nbytes` more (rounded as the BFC allocator rounds) stay within the device's memory limit: a
