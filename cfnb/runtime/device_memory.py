@@ -40,6 +40,7 @@ class DeviceMemory:
                 self.allocators[name] = Allocator(f"GPU_{k}_bfc", name, limits[k] if k < len(limits) else None)
             else:
                 self.allocators[name] = self.host
+        self._gpus = frozenset(d for d, a in self.allocators.items() if a is not self.host)  # where pushes swap
         self._inflight, self._inflight_lock = deque(), threading.Lock()
         self.copier = CopyStream()
         self.host_pool = HostBufferPool(self.host)
@@ -114,7 +115,7 @@ class DeviceMemory:
 
     def swap_out(self, device, what, value):
         """A swapping push on `device`: a SwappedTensor on a GPU (the copy starts now), else the value."""
-        if not backends.is_gpu(device) or device not in self.allocators or not hasattr(value, "nbytes"):
+        if device not in self._gpus or not hasattr(value, "nbytes"):
             return value
         swapped = SwappedTensor(self, device, value, what)
         if swapped.synchronous:

@@ -149,17 +149,18 @@ class SwappedTensor:
     copy stream."""
 
     is_swapped = True  # what cfnb.framework.op_kernel_context recognizes
-    __slots__ = ("_memory", "_device", "_what", "_device_value", "_host", "_pooled", "_out", "_in", "nbytes",
-                 "synchronous")
+    __slots__ = ("_memory", "_device", "_alloc", "_what", "_device_value", "_host", "_pooled", "_out", "_in",
+                 "nbytes", "synchronous")
 
     def __init__(self, memory, device, value, what):
         self._memory, self._device, self._what = memory, device, what
+        self._alloc = alloc = memory.allocator(device)
         self._device_value = value
         self._host = None
         self._pooled = False  # whether _host is a buffer of the host pool (given back when this value goes)
         self._in = None  # the swap-in under way: a copy-stream ticket, or (value,) when copied synchronously
         self.nbytes = getattr(value, "nbytes", 0)
-        memory.allocator(device).note("push", what)
+        alloc.note("push", what)
         self.synchronous = self.nbytes <= SYNC_COPY_BYTES  # copied in the kernel's thread, not on the copy stream
         if self.synchronous:
             self._out = None
@@ -174,7 +175,7 @@ class SwappedTensor:
             self._pooled = True
         else:
             host = self._memory.host.register(backends.to_host(value), self._what, kind="swap_out")
-        self._memory.allocator(self._device).note("swap_out", self._what, self.nbytes)
+        self._alloc.note("swap_out", self._what, self.nbytes)
         self._host = host
         self._device_value = None  # the device copy is no longer the stack's
 
@@ -198,7 +199,7 @@ class SwappedTensor:
 
     def _copy_in(self, optional):
         # queued after this tensor's swap-out on the same stream (or made after it): the host copy is there
-        alloc = self._memory.allocator(self._device)
+        alloc = self._alloc
         if optional and not alloc.fits(self.nbytes):
             return None  # no room now: the pop will copy it when it needs it
         value = backends.to_device(self._host, self._device)
@@ -217,7 +218,7 @@ class SwappedTensor:
         if value is None:
             self.wait_copied()
             value = self._copy_in(False)
-        self._memory.allocator(self._device).note("pop", self._what)
+        self._alloc.note("pop", self._what)
         return value  # the host copy stays: a v2 accumulator list may be popped by more than one gradient
 
     def __array__(self, dtype=None, copy=None):
