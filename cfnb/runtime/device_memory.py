@@ -1,5 +1,5 @@
 """The memory of a Session's devices: one allocator per device and one for the host, the kernel wrapper
-that counts every output a kernel makes, the copies a Recv makes, and the copy thread of swapping.
+that counts every output a kernel makes, the copies a Recv makes, and swapping's copy stream and host buffer pool.
 
 Active when the Session has GPU devices (`ConfigProto(device_count={"GPU": 1})` or virtual devices in
 `GPUOptions`). On a machine without a GPU (no cupy, or no device) a GPU is *simulated*: its arrays are numpy
