@@ -3,14 +3,15 @@ by the kernel that pushes or pops it, in the executor's thread; a larger one on 
 must give the unswapped values bit for bit and the same memory timeline: the host holds the history, the device peak
 stays flat, every push is swapped out and every pop brings its value back."""
 import threading
+import warnings
 
 import numpy as np
 import pytest
-from test_device_memory import SHAPE, STEPS, limited, run
+from test_device_memory import SHAPE, STEPS, limited, rnn, run
 
 import cfnb as tf
 from cfnb.runtime import swap
-from cfnb.runtime.device_memory import DeviceMemory
+from cfnb.runtime.device_memory import DeviceMemory, SimulatedDeviceWarning
 
 GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
 PATHS = {"in the kernel": None, "on the copy stream": 0}  # SYNC_COPY_BYTES: as shipped, or every value asynchronous
@@ -74,3 +75,37 @@ def test_a_large_value_goes_through_the_copy_stream():
     np.testing.assert_array_equal(pushed.swap_in(), value)
     assert memory.copier._issued == 2 and memory.allocator(GPU).swapped_out_bytes == value.nbytes
     memory.close()
+
+
+def test_host_buffers_are_reused_and_never_handed_out():
+    memory = DeviceMemory(["/job:localhost/replica:0/task:0/device:CPU:0", GPU])
+    value = np.arange(np.prod(SHAPE), dtype=np.float32).reshape(SHAPE)
+    first = memory.swap_out(GPU, "stack", value)
+    buffer = first._host
+    as_array = np.asarray(first)  # a conversion gets a copy, so the pool may reuse the buffer once the value goes
+    assert not np.shares_memory(as_array, buffer)
+    del first
+    assert memory.host.bytes_in_use == 0
+    second = memory.swap_out(GPU, "stack", value + 1)
+    assert second._host is buffer  # the pool's buffer, not fresh pages
+    np.testing.assert_array_equal(as_array, value)
+    np.testing.assert_array_equal(second.swap_in(), value + 1)
+    assert memory.host.bytes_in_use == value.nbytes
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
+def test_repeated_runs_reuse_the_pool_and_keep_the_values(v2):
+    plain, _ = run(STEPS, False, v2, tf.ConfigProto())
+    g, x, fetches = rnn(STEPS, True, v2)
+    config = limited(100)
+    config.graph_options.rewrite_options.disable_meta_optimizer = True
+    feed = np.random.RandomState(1).randn(*SHAPE).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SimulatedDeviceWarning)
+        with tf.Session(graph=g, config=config) as sess:
+            pools = []
+            for _ in range(3):
+                for a, b in zip(plain, sess.run(fetches, {x: feed})):
+                    np.testing.assert_array_equal(a, b)
+                pools.append(sum(len(free) for free in sess._memory.host_pool._free.values()))
+    assert pools[0] >= 2 * STEPS and pools[0] == pools[1] == pools[2]  # the second run took no fresh buffer
