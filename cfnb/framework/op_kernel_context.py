@@ -45,6 +45,42 @@ def prefetch(elements):
             element.prefetch()
 
 
+def dtype_of(value):
+    """`np.asarray(value).dtype` without bringing a device array to the host (a cupy array, which refuses implicit
+    conversion, knows its dtype)."""
+    dtype = getattr(value, "dtype", None)
+    return np.dtype(dtype) if dtype is not None else np.asarray(value).dtype
+
+
+def on_host(value):
+    """`value` read on the host as a numpy array: what a GPU kernel's `HostMemory` inputs are in TensorFlow (a shape,
+    reduction axes, a range's bounds). A cupy array is copied (`.get()`); anything else is `np.asarray`."""
+    if type(value).__module__.split(".")[0] == "cupy":
+        return value.get()
+    return np.asarray(value)
+
+
+def module_of(*values):
+    """The module a kernel that transforms `values` computes with: that of a device array among them; numpy when all
+    are int32 or string values, which a GPU keeps in host memory (TensorFlow's `HostMemory`: a Reshape or a Pack of
+    shapes runs on the host); else the module of the kernel's device."""
+    for v in values:
+        if hasattr(v, "__cfnb_array_module__"):
+            return v.__cfnb_array_module__()
+        if type(v).__module__.split(".")[0] == "cupy":
+            import cupy
+            return cupy
+    module = device_module()
+    if getattr(module, "__name__", "") == "cupy" or all(_in_host_memory(v) for v in values):
+        return np  # on a real GPU a value that is not a cupy array is in host memory
+    return module
+
+
+def _in_host_memory(value):
+    dtype = getattr(value, "dtype", None)
+    return dtype is not None and (dtype == np.int32 or dtype.kind in "SUO")
+
+
 def array_module(*values):
     """The array module to build a kernel's new arrays with: that of its inputs, as `cupy.get_array_module`
     answers (cupy for a cupy array, the tagged module of the strict test backend, else numpy). A kernel that

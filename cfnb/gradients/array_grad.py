@@ -187,7 +187,7 @@ def _strided_slice_grad_kernel(op):
     def strided_slice_grad(shape, *rest):
         dynamic, dy = rest[:-1], rest[-1]
         xp = op_kernel_context.device_module()
-        out = xp.zeros(tuple(int(d) for d in shape), dtype=np.asarray(dy).dtype)
+        out = xp.zeros(tuple(int(d) for d in shape), dtype=op_kernel_context.dtype_of(dy))
         index = tuple(slicing_ops.slice_key(spec, slots, dynamic))
         out[index] += xp.asarray(dy).reshape(out[index].shape)
         return out

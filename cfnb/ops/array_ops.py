@@ -207,7 +207,8 @@ def _reshape_infer(op):
 
 
 register_op("Reshape", _reshape_infer,
-            lambda op: lambda x, s: _as_value(op_kernel_context.device_module().reshape(x, s)))
+            lambda op: lambda x, s: _as_value(op_kernel_context.module_of(x).reshape(
+                x, s if type(s) is np.ndarray else tuple(op_kernel_context.on_host(s).tolist()))))
 
 
 def reshape(tensor, shape, name=None):
@@ -300,8 +301,8 @@ def _fill_infer(op):
 
 
 register_op("Fill", _fill_infer,
-            lambda op: lambda d, v: _as_value(op_kernel_context.device_module().full(tuple(d), v,
-                                                                                     dtype=np.asarray(v).dtype)))
+            lambda op: lambda d, v: _as_value(op_kernel_context.device_module().full(
+                tuple(op_kernel_context.on_host(d).tolist()), v, dtype=op_kernel_context.dtype_of(v))))
 
 
 def fill(dims, value, name=None):
@@ -387,7 +388,7 @@ def _range_infer(op):
 
 
 register_op("Range", _range_infer, lambda op: lambda start, limit, delta: op_kernel_context.device_module().arange(
-    start, limit, delta, dtype=np.asarray(start).dtype))
+    *(op_kernel_context.on_host(v)[()] for v in (start, limit, delta)), dtype=op_kernel_context.dtype_of(start)))
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 - TF's name
@@ -440,7 +441,8 @@ def _select_infer(op):
 
 def _select_kernel(op):
     def select(c, x, y):
-        c = op_kernel_context.device_module().asarray(c)
+        xp = op_kernel_context.module_of(x, y)  # int32 values select on the host (HostMemory), the condition with them
+        c = op_kernel_context.on_host(c) if xp is np else xp.asarray(c)
         if c.ndim == 1 and np.ndim(x) > 1:  # a vector condition picks whole rows
             c = c.reshape((-1,) + (1,) * (np.ndim(x) - 1))
         return _as_value(np.where(c, x, y))

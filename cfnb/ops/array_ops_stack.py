@@ -32,8 +32,8 @@ def _pack_infer(op):
     return [(xs[0].dtype, TensorShape(dims[:a] + [len(xs)] + dims[a:]))]
 
 
-register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: op_kernel_context.device_module().stack(
-    xs, axis=a))(op.get_attr("axis")))
+register_op("Pack", _pack_infer, lambda op: (lambda a: lambda *xs: op_kernel_context.module_of(*xs).stack(
+    xs, axis=a))(op.get_attr("axis")))  # the inputs' module: int32 values stay in host memory on a GPU
 
 
 def _check_same_dtypes(op_type, values):

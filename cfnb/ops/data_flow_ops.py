@@ -33,7 +33,8 @@ class StackState:
         if 0 <= self.max_size <= len(self.elements):
             raise errors.InvalidArgumentError(op, op, f"Stack[{self.name}] overflowed its max_size "
                                                       f"({self.max_size})")
-        self.bytes += value.nbytes if type(value) is np.ndarray else np.asarray(value).nbytes
+        nbytes = getattr(value, "nbytes", None)  # (a cupy array refuses np.asarray)
+        self.bytes += nbytes if nbytes is not None else np.asarray(value).nbytes
         if swap:
             self.swaps = True
             value = op_kernel_context.swap_out(self.name, value)
@@ -50,7 +51,8 @@ class StackState:
         if self.swaps:
             value = op_kernel_context.swap_in(value)
             op_kernel_context.prefetch(self.elements[:-3:-1])  # the next two pops (StackPopV2 copies on demand)
-        self.bytes -= value.nbytes if type(value) is np.ndarray else np.asarray(value).nbytes
+        nbytes = getattr(value, "nbytes", None)
+        self.bytes -= nbytes if nbytes is not None else np.asarray(value).nbytes
         if self.memory is not None:
             self.memory.record(self.name, self.bytes, False)
         return value

@@ -50,7 +50,7 @@ _INT_SCALARS = (np.int64, np.int32, np.int16, np.int8, np.uint8, np.uint16, np.u
 def _zero_int_divisor(x, y):
     if type(y) in _INT_SCALARS:  # the common case in a loop, without numpy's reductions (~40x faster)
         return y == 0
-    return np.asarray(x).dtype.kind in "iu" and np.any(np.asarray(y) == 0)
+    return op_kernel_context.dtype_of(x).kind in "iu" and bool(op_kernel_context.array_module(y).any(y == 0))
 
 
 _NUMBER_SCALARS = frozenset(_INT_SCALARS + (np.float64, np.float32, np.float16))
@@ -327,7 +327,7 @@ def _reduce_kernel(np_fn):
         keep = op.get_attr("keep_dims")
 
         def reduce(x, axes):
-            axes = np.asarray(axes)
+            axes = op_kernel_context.on_host(axes)
             ax = tuple(int(a) for a in axes.reshape(-1)) if axes.size else ()
             if not ax:
                 return x

@@ -38,8 +38,9 @@ def _gather_kernel(op):
     def gather(params, indices, axis):
         if type(params) is np.ndarray and params.ndim > 1 and np.ndim(indices) == 0 and int(axis) == 0:
             return _row(params, int(indices), view)
-        params = op_kernel_context.device_module().asarray(params)
-        idx = np.asarray(indices)
+        xp = op_kernel_context.device_module()
+        params = xp.asarray(params)
+        idx = xp.asarray(indices)
         a = int(axis)
         n = params.shape[a]
         if idx.size and (idx.min() < 0 or idx.max() >= n):

@@ -41,8 +41,11 @@ def _read_kernel(op, state):
 def _assign_kernel(op, state):
     values = state.variables
     # The variable's buffer lives on the variable's device (the array module of the kernel's device).
-    return lambda handle, value: values.__setitem__(handle, np.array(value, copy=True)[()] if np.ndim(value) == 0
-                                                    else op_kernel_context.device_module().array(value, copy=True))
+    def stored(value):
+        if np.ndim(value) == 0 and op_kernel_context.array_module(value) is np:
+            return np.array(value, copy=True)[()]
+        return op_kernel_context.device_module().array(value, copy=True)
+    return lambda handle, value: values.__setitem__(handle, stored(value))
 
 
 def _update_kernel(fn):
@@ -54,7 +57,7 @@ def _update_kernel(fn):
 
         def update(handle, delta):
             old = read(handle)
-            new = op_kernel_context.device_module().asarray(fn(old, delta), dtype=np.asarray(old).dtype)
+            new = op_kernel_context.device_module().asarray(fn(old, delta), dtype=op_kernel_context.dtype_of(old))
             values[handle] = new[()] if new.ndim == 0 else new
         return update
     return make

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..framework import errors
+from . import backends
 
 K_MIN_ALLOCATION_SIZE = 256  # bfc_allocator.h
 
@@ -36,8 +37,8 @@ _TYPE_NAMES = {"float32": "float", "float64": "double", "int32": "int", "int64":
 
 
 def owner_of(array):
-    """The array that owns the memory a view points into."""
-    while isinstance(array.base, np.ndarray):
+    """The array that owns the memory a view points into (numpy's or cupy's)."""
+    while array.base is not None and hasattr(array.base, "nbytes"):
         array = array.base
     return array
 
@@ -88,8 +89,8 @@ class Allocator:
     def register(self, array, op=None, kind="alloc"):
         """Count `array`'s buffer on this device until its last reference goes; ResourceExhaustedError when
         it does not fit under the limit. Arrays already counted (an op passing its input through) are free."""
-        if not isinstance(array, np.ndarray):
-            return array
+        if not isinstance(array, np.ndarray) and not backends.is_array(array):
+            return array  # a scalar, a handle: no buffer of the device's
         owner = owner_of(array)
         key = id(owner)
         with self._lock:

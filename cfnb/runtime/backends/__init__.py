@@ -9,6 +9,7 @@ explicit copies that Recv and swapping use. `get_array_module(*arrays)` answers 
 `cupy.get_array_module`: the module of the arrays a kernel was given.
 """
 import contextlib
+import ctypes
 import functools
 
 import numpy as np
@@ -49,7 +50,7 @@ def is_strict():
 
 def has_gpu():
     """Whether cupy and a CUDA device are available: GPU devices are real then, simulated otherwise."""
-    return cupy_module() is not None
+    return not _simulation["strict"] and cupy_module() is not None  # a strict simulation simulates every GPU
 
 
 def is_gpu(device):
@@ -59,10 +60,8 @@ def is_gpu(device):
 
 def array_module(device):
     """numpy, or cupy for a GPU device when a real GPU is present."""
-    if is_gpu(device):
-        cp = cupy_module()
-        if cp is not None:
-            return cp
+    if is_gpu(device) and has_gpu():
+        return cupy_module()
     return np
 
 
@@ -85,7 +84,11 @@ def to_host(value, out=None):
     given (a host buffer of `value`'s shape and dtype that swapping reuses, runtime/swap.py's HostBufferPool)."""
     cp = cupy_module()
     if cp is not None and isinstance(value, cp.ndarray):
-        return cp.asnumpy(value, out=out)
+        if out is None:
+            return cp.asnumpy(value)
+        value = cp.ascontiguousarray(value)  # (out is a C-contiguous pooled buffer of value's shape and dtype)
+        value.data.copy_to_host(ctypes.c_void_p(out.ctypes.data), value.nbytes)
+        return out
     if not isinstance(value, np.ndarray):
         return value  # Python and numpy scalars are immutable values, not buffers
     if out is None:
@@ -95,11 +98,30 @@ def to_host(value, out=None):
 
 
 def to_device(value, device):
-    """A copy of `value` in `device`'s memory: the host-to-device copy of a Recv and of a swap-in."""
+    """A copy of `value` in `device`'s memory: the host-to-device copy of a Recv and of a swap-in. On a real GPU,
+    int32 and string values stay in host memory, as TensorFlow's GPU kernels take them (`HostMemory`: shapes, sizes,
+    axes, loop counters; cupy holds no strings), which is the rule the strict backend simulates (strict.py)."""
     xp = array_module(device)
     if xp is np:
         if not isinstance(value, np.ndarray):
             return value
         copy = np.array(value, copy=True)
         return strict.on_device(copy, device) if _simulation["strict"] and is_gpu(device) else copy
+    if isinstance(value, (np.ndarray, np.generic)) and is_host_memory_dtype(value.dtype):
+        return value.copy()
+    if isinstance(value, (str, bytes)):
+        return value
     return xp.asarray(value)
+
+
+def is_host_memory_dtype(dtype):
+    """int32 and strings or objects: what a GPU keeps in host memory (TensorFlow's `HostMemory` registrations)."""
+    return dtype == np.int32 or dtype.kind in "SUO"
+
+
+def in_host_memory(value):
+    """A GPU kernel's output as TensorFlow places it: an int32 cupy array moves to host memory (`HostMemory`)."""
+    cp = cupy_module()
+    if cp is not None and isinstance(value, cp.ndarray) and value.dtype == np.int32:
+        return value.get()
+    return value
