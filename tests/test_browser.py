@@ -192,8 +192,9 @@ def test_student_explorers_are_readable_in_every_view(student_explorers, tmp_pat
                 assert m["minTextPx"] >= MIN_TEXT_PX - 0.01, (name, view, detail, m["minTextPx"])
                 section.locator("select.cfnb-speed").select_option("40")
                 section.locator("input.cfnb-slider").fill("0")
-                section.locator("button.cfnb-play").click()
-                page.wait_for_timeout(600)
+                section.locator("button.cfnb-play").click()  # Play moves the step on (at 25 steps/s): polled
+                page.wait_for_function("([el]) => parseInt(el.innerText) > 3",
+                                       arg=[section.locator(".cfnb-readout").element_handle()], timeout=20_000)
                 section.locator("button.cfnb-play").click()
                 step = _step(section)
                 assert step > 3, (name, view, detail)
