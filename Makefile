@@ -53,13 +53,18 @@ book-js: $(VENV)/.installed-test
 
 setup: $(VENV)/.installed-book dot chromium book-js
 
+# PYTHONDONTWRITEBYTECODE=1 (set in some environments, this one included) makes every pytest worker, nbval kernel
+# and subprocess compile cfnb/, magics/ and the tests again, and keeps pytest from saving its assertion rewrites;
+# the test run writes them once into __pycache__/ (ignored by git).
+TEST_ENV := env -u PYTHONDONTWRITEBYTECODE
+
 test: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(WORKERS) --durations=25
+	$(TEST_ENV) $(PY) -m pytest -n $(WORKERS) --durations=25
 
 test-all: setup
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(WORKERS) -m "long or not long"
+	$(TEST_ENV) $(PY) -m pytest -n $(WORKERS) -m "long or not long"
 
 # tools/lab.py serves the repository's root (so the notebooks' links to docs/ work), opens the first chapter,
 # turns JupyterLab's first-start news pop-up off in this environment's settings, and passes --allow-root as

@@ -8,9 +8,10 @@
   site shows, no kernel and no widget manager): in every view, at the lesson's level of detail and with
   every node, nothing cut off, text >= 9 px at the default zoom, the firing node in view after Play (and
   at 200%), the page's caption equal to Python's.
-- Every course notebook opened unrun and untrusted in a fresh JupyterLab: every committed picture
-  shows (an image, not its text), readable (text >= 9 px) and not cut off. `CFNB_NOTEBOOKS=DIR` checks
-  the notebooks in DIR instead (executed copies, before the course is re-executed).
+- Every course notebook opened unrun and untrusted in JupyterLab (a fresh page of the server the tour
+  test ran its own copy in): every committed picture shows (an image, not its text), readable (text >= 9 px)
+  and not cut off. `CFNB_NOTEBOOKS=DIR` checks the notebooks in DIR instead (executed copies, before the
+  course is re-executed).
 
 Skipped, with the reason, where Chromium, Playwright, JupyterLab or Graphviz's dot is missing.
 """
@@ -55,10 +56,28 @@ def _firing_in_view(page, explorer):
     return page.evaluate(VISIBLE_IN_BOX_JS, [target.element_handle(), box.element_handle()])
 
 
-def test_the_tour_explorer_works_in_chromium(tmp_path):
-    shutil.copy(ROOT / "notebooks" / "00_tour.ipynb", tmp_path / "00_tour.ipynb")
-    with jupyterlab(tmp_path, tmp_path) as (base, token), chromium(tmp_path) as page:
-        open_notebook(page, base, token, "00_tour.ipynb")
+def _notebooks_dir():
+    return pathlib.Path(os.environ.get("CFNB_NOTEBOOKS", ROOT / "notebooks")).resolve()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """One JupyterLab server (started as `make lab` starts it: about 7 s and 5 CPU-s) for this file's two
+    JupyterLab tests, each in its own fresh Chromium: it serves the course as committed (notebooks/ from
+    `_notebooks_dir()`, docs/), never run or trusted, and a copy of the tour in tour/ for the test that runs it."""
+    served = tmp_path_factory.mktemp("lab") / "served"
+    shutil.copytree(_notebooks_dir(), served / "notebooks")
+    shutil.copytree(ROOT / "docs", served / "docs")
+    (served / "tour").mkdir()
+    shutil.copy(ROOT / "notebooks" / "00_tour.ipynb", served / "tour" / "00_tour.ipynb")
+    with jupyterlab(served.parent, served) as (base, token):
+        yield base, token, served
+
+
+def test_the_tour_explorer_works_in_chromium(lab, tmp_path):
+    base, token, _ = lab
+    with chromium(tmp_path) as page:
+        open_notebook(page, base, token, "tour/00_tour.ipynb")
         page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer .cfnb-explorer-drawing svg')"
                                ".length >= 2")
@@ -192,8 +211,9 @@ def test_student_explorers_are_readable_in_every_view(student_explorers, tmp_pat
                 assert m["minTextPx"] >= MIN_TEXT_PX - 0.01, (name, view, detail, m["minTextPx"])
                 section.locator("select.cfnb-speed").select_option("40")
                 section.locator("input.cfnb-slider").fill("0")
-                section.locator("button.cfnb-play").click()
-                page.wait_for_timeout(600)
+                section.locator("button.cfnb-play").click()  # Play moves the step on (at 25 steps/s): polled
+                page.wait_for_function("([el]) => parseInt(el.innerText) > 3",
+                                       arg=[section.locator(".cfnb-readout").element_handle()], timeout=20_000)
                 section.locator("button.cfnb-play").click()
                 step = _step(section)
                 assert step > 3, (name, view, detail)
@@ -221,10 +241,6 @@ def test_captions_name_the_students_variables(student_explorers, name):
         assert any(f"Merge {variable} (" in c for c in captions), variable
 
 
-def _notebooks_dir():
-    return pathlib.Path(os.environ.get("CFNB_NOTEBOOKS", ROOT / "notebooks")).resolve()
-
-
 def _pictures_expected(nb_path):
     """How many outputs of the committed notebook hold a picture (SVG or PNG, an explorer included)."""
     nb = json.loads(nb_path.read_text())
@@ -232,12 +248,9 @@ def _pictures_expected(nb_path):
                if {"image/svg+xml", "image/png", "application/vnd.jupyter.widget-view+json"} & set(out.get("data", {})))
 
 
-def test_notebooks_opened_unrun_and_untrusted_show_readable_pictures(tmp_path):
-    source = _notebooks_dir()
-    served = tmp_path / "served"
-    shutil.copytree(source, served / "notebooks")
-    shutil.copytree(ROOT / "docs", served / "docs")
-    with jupyterlab(tmp_path, served) as (base, token), chromium(tmp_path) as page:
+def test_notebooks_opened_unrun_and_untrusted_show_readable_pictures(lab, tmp_path):
+    base, token, served = lab
+    with chromium(tmp_path) as page:
         problems = []
         for k, nb_path in enumerate(sorted((served / "notebooks").glob("*.ipynb"))):
             expected = _pictures_expected(nb_path)
