@@ -9,16 +9,17 @@ sum(h_T) w.r.t. both weights, under control flow v1 (history stacks) and v2 (Ten
 2. A device limited to what the T-step run needs (its peak + 10 %): T fits, 2T fails with
    ResourceExhaustedError, 2T with swap_memory=True fits.
 3. Overhead at a length of 1000 steps: with swapping on a device limited to what 500 steps need without it
-   (+10 %), against no swapping on an unlimited device, round-robin in the same process (target <= 1.25x). The
-   copies are numpy copies on the simulated device's copy stream (runtime/swap.py), which wakes once per few
-   copies so that it does not take the interpreter from the executor at every push. A Session with a GPU runs
-   partitioned (the feed crosses from the CPU), so cfnb's graph optimizations, which skip partitioned runs,
+   (+10 %), against no swapping on an unlimited device, round-robin in the same process (target <= 1.25x). Each
+   swapped value (32 KB) is copied to a pooled host buffer and back by the kernel that pushes or pops it
+   (runtime/swap.py: a copy that small costs less than handing the interpreter to the copy stream's thread, which
+   takes only values over SYNC_COPY_BYTES); the line after the table says where the copies ran. A Session with a
+   GPU runs partitioned (the feed crosses from the CPU), so cfnb's graph optimizations, which skip partitioned runs,
    leave both runs as built.
 """
 import os
 import warnings
 
-# One BLAS thread, so that the copy thread and the executor threads are what is measured (set before numpy
+# One BLAS thread, so that the executor threads (and a copy stream, if one runs) are what is measured (set before numpy
 # loads; under run_all.py numpy is already loaded and the environment decides).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -83,6 +84,7 @@ def runner(n, swap, v2, cfg):
 
     def run():
         return sess.run(fetches, feed, run_metadata=meta)
+    run.session = sess
     return run, meta
 
 
@@ -130,11 +132,15 @@ def overhead(v2, form):
     _, record = peak(LONG // 2, False, v2, config())
     limit_mb = record.peak_bytes * 1.1 / 2**20
     unlimited, _ = runner(LONG, False, v2, config())
-    limited_swap, _ = runner(LONG, True, v2, config(limit_mb))
+    limited_swap, meta = runner(LONG, True, v2, config(limit_mb))
     times = best_of_each({"swap, limited device": limited_swap, "no swap, unlimited device": unlimited}, repeat=3)
     print_table(f"time of T={LONG} with gradients ({form}), device limited to {limit_mb:.1f} MiB (T={LONG // 2} "
                 f"fits)", "ms/run", [(k, v * 1e3) for k, v in times.items()], subject="swap, limited device",
                 targets={"no swap, unlimited device": TARGET_OVERHEAD})
+    gpu, stream = meta.memory_timeline["GPU:0"], limited_swap.session._memory.copier
+    print(f"  a swapped run: {gpu.count('swap_out')} copies to the host and {gpu.count('prefetch')} + "
+          f"{gpu.count('swap_in')} back (prefetched + on demand); of all its runs' copies, {stream._issued} went "
+          f"to the copy stream, the rest were made in the executor's thread")
     ratio = times["swap, limited device"] / times["no swap, unlimited device"]
     return check(f"swap overhead <= {TARGET_OVERHEAD}x", [(form, ratio)], lambda r: r <= TARGET_OVERHEAD)
 

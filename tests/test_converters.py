@@ -2,7 +2,6 @@
 (`ast.unparse`), as AutoGraph tests each converter (`converters/*_test.py`). The cells' end-to-end
 behaviour is tested against plain Python in test_magics_python.py and test_magics_defined.py."""
 import ast
-import copy
 import textwrap
 
 import pytest
@@ -229,13 +228,25 @@ def test_the_whole_cell_function():
 
 
 @pytest.mark.parametrize("cell", [cell for cell in list(CELLS.values())[::7] if isinstance(cell, str)])
-def test_tree_walks_and_fixes_positions_as_the_standard_library_does(cell):
-    """tree.py's `walk` and `fix_locations` are `ast.walk` and `ast.fix_missing_locations`, faster: same nodes in the
-    same order, same positions (on converted cells, whose template nodes come without positions)."""
+def test_tree_walks_as_the_standard_library_does_and_statement_converters_miss_nothing(cell, monkeypatch):
+    """tree.py's `walk` is `ast.walk`, faster (same nodes, same order); a StatementTransformer, which skips
+    expressions, converts a cell exactly as a Transformer visiting every node does; and every converter gives each
+    node it makes a whole position (`compile` needs one; a traceback's carets read the end)."""
     ctx = Context(notebook=frozenset({"np", "xs", "n"}))
     converted = convert(ast.parse(cell), ctx, until=if_statements)
-    unplaced = [ast.Expr(ast.BinOp(ast.Name("a", ast.Load()), ast.Add(), ast.Constant(1)))] + converted.body
-    ours, theirs = (ast.Module(body=copy.deepcopy(unplaced), type_ignores=[]) for _ in range(2))
-    assert [type(n) for n in tree.walk(ours)] == [type(n) for n in ast.walk(theirs)]
-    assert ast.dump(tree.fix_locations(ours), include_attributes=True) == \
-        ast.dump(ast.fix_missing_locations(theirs), include_attributes=True)
+    assert [type(n) for n in tree.walk(converted)] == [type(n) for n in ast.walk(converted)]
+    for n in tree.walk(converted):
+        if "lineno" in n._attributes:
+            assert None not in (n.lineno, n.col_offset, n.end_lineno, n.end_col_offset), ast.dump(n)
+    monkeypatch.setattr(tree.StatementTransformer, "generic_visit", tree.Transformer.generic_visit)
+    every_node = convert(ast.parse(cell), Context(notebook=frozenset({"np", "xs", "n"})), until=if_statements)
+    assert ast.dump(every_node, include_attributes=True) == ast.dump(converted, include_attributes=True)
+
+
+def test_a_piece_of_the_students_code_keeps_its_own_position():
+    """A template's own nodes take the statement's position; the student's expression put into it keeps its own
+    (columns included), so a traceback underlines what the student wrote."""
+    (stmt,) = convert(ast.parse("total = 10 * rate"), Context(), until=assignments).body
+    value = stmt.value.args[1]  # __cf.assign('total', <the student's 10 * rate>, 1)
+    assert ast.unparse(value) == "10 * rate" and (value.col_offset, value.end_col_offset) == (8, 17)
+    assert (stmt.value.col_offset, stmt.value.end_col_offset) == (0, 17)  # the template's call: the statement's

@@ -93,3 +93,20 @@ def test_engine_never_imports_ipython():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False False"
     assert cfnb.load_ipython_extension
+
+
+def test_loading_freezes_the_kernels_objects_but_each_cells_graph_is_still_collected(clean):
+    """`%load_ext cfnb` freezes what the kernel holds (magics/__init__.py: a full collection then skips it); the
+    graph of a cell, made after, is a cycle of ops and tensors that the collector still frees once nothing holds
+    it."""
+    import gc
+    import weakref
+
+    assert gc.get_freeze_count() > 1000
+    ip = clean
+    ip.run_cell_magic("whileloop", "--no-display --as gc_probe", "k = 0\nwhile k < 3:\n    k += 1")
+    graph = weakref.ref(ip.user_ns["gc_probe"].graph)
+    assert graph() is not None
+    ip.run_cell_magic("whileloop", "--no-display --as gc_probe", "k = 0\nwhile k < 3:\n    k += 2")
+    gc.collect()
+    assert graph() is None

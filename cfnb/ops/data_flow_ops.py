@@ -3,8 +3,8 @@
 The forward loop pushes a value every iteration; the gradient loop pops them in reverse. A stack
 lives for one run (the handle is created when StackV2 fires). `swap_memory=True` is TensorFlow's
 permission to move pushed tensors from GPU to host memory: on a GPU device the push stores a handle whose
-copy to the host runs on the copy thread, and the pop brings it back (runtime/swap.py, through
-framework/op_kernel_context.py); on a CPU device values stay where they are.
+value is copied to the host (in the push itself when small, else on the copy stream), and the pop brings it back
+(runtime/swap.py, through framework/op_kernel_context.py); on a CPU device values stay where they are.
 """
 import numpy as np
 

@@ -1,5 +1,5 @@
 """The memory of a Session's devices: one allocator per device and one for the host, the kernel wrapper
-that counts every output a kernel makes, the copies a Recv makes, and the copy thread of swapping.
+that counts every output a kernel makes, the copies a Recv makes, and swapping's copy stream and host buffer pool.
 
 Active when the Session has GPU devices (`ConfigProto(device_count={"GPU": 1})` or virtual devices in
 `GPUOptions`). On a machine without a GPU (no cupy, or no device) a GPU is *simulated*: its arrays are numpy
@@ -19,7 +19,7 @@ from .allocator import Allocator
 from .devices import parse
 from .gpu_options import gpu_memory_limits
 from .memory_timeline import MemoryTimeline
-from .swap import CopyStream, SwappedTensor
+from .swap import CopyStream, HostBufferPool, SwappedTensor
 
 MAX_COPIES_IN_FLIGHT = 8
 
@@ -40,8 +40,10 @@ class DeviceMemory:
                 self.allocators[name] = Allocator(f"GPU_{k}_bfc", name, limits[k] if k < len(limits) else None)
             else:
                 self.allocators[name] = self.host
+        self._gpus = frozenset(d for d, a in self.allocators.items() if a is not self.host)  # where pushes swap
         self._inflight, self._inflight_lock = deque(), threading.Lock()
         self.copier = CopyStream()
+        self.host_pool = HostBufferPool(self.host)
         self.simulated = not backends.has_gpu()
 
     @classmethod
@@ -113,9 +115,11 @@ class DeviceMemory:
 
     def swap_out(self, device, what, value):
         """A swapping push on `device`: a SwappedTensor on a GPU (the copy starts now), else the value."""
-        if not backends.is_gpu(device) or device not in self.allocators or not hasattr(value, "nbytes"):
+        if device not in self._gpus or not hasattr(value, "nbytes"):
             return value
         swapped = SwappedTensor(self, device, value, what)
+        if swapped.synchronous:
+            return swapped  # copied already
         # TensorFlow's push is an async kernel that completes when its copy is done, so the forward loop
         # cannot run ahead of the copy stream by more than a few pushes; here: at most MAX_COPIES_IN_FLIGHT.
         with self._inflight_lock:

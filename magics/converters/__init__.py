@@ -48,7 +48,6 @@ from . import (
 )
 from .analysis import read_names, stored_names
 from .context import Context
-from .tree import fix_locations
 
 CONVERTERS = [item_assignment, list_append, for_loops, break_continue, conditions, fstrings, subscripts, calls,
               assignments, variables, lines, while_loops, if_statements]
@@ -63,7 +62,6 @@ def convert(tree, ctx, until=None):
         tree = converter.convert(tree, ctx)
         if converter is for_loops:  # every name the cell assigns is known once the loops are written out
             ctx.assigned = stored_names(tree.body, hidden=False)
-        fix_locations(tree)
         if converter is until:
             break
     return tree

@@ -14,7 +14,7 @@
 import ast
 
 from .templates import located, replace, replace_as_expression
-from .tree import Transformer
+from .tree import StatementTransformer
 
 
 def _jumps(stmts, kinds):
@@ -46,7 +46,7 @@ def _flag(name, value, where):
     return located(replace("flag = value", flag=name, value=value)[0], where)
 
 
-class BreakContinue(Transformer):
+class BreakContinue(StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

@@ -9,8 +9,9 @@ values, its body is the converted cell, and it returns the value of every name t
 """
 import ast
 
-from .templates import replace
-from .tree import fix_locations
+from .templates import located, replace
+
+_TOP = ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)  # where the function's own lines stand
 
 
 def wrap(body, ctx):
@@ -27,5 +28,4 @@ def wrap(body, ctx):
             body
             return __cf.values(locals(), __names)
         """, prologue=prologue, body=body)
-    module = ast.Module(body=function, type_ignores=[])
-    return fix_locations(module)
+    return ast.Module(body=located(function, _TOP), type_ignores=[])

@@ -17,10 +17,10 @@ is unrolled, and the target names the loop in messages, "the loop at line 2 (for
 import ast
 
 from .templates import located, replace
-from .tree import Transformer
+from .tree import StatementTransformer
 
 
-class ForLoops(Transformer):
+class ForLoops(StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 

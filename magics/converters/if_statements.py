@@ -15,11 +15,11 @@ import ast
 
 from .analysis import LoadCounts, handed_on
 from .templates import located, replace
-from .tree import Transformer
+from .tree import StatementTransformer
 from .while_loops import _names_tuple
 
 
-class IfStatements(Transformer):
+class IfStatements(StatementTransformer):
     def __init__(self, ctx, counts):
         self.ctx = ctx
         self.counts = counts

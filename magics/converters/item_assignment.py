@@ -14,7 +14,7 @@ import ast
 
 from ..errors import CellError
 from .templates import located, replace, replace_as_expression
-from .tree import Transformer, walk
+from .tree import StatementTransformer, walk
 
 
 def _target_name(target, line):
@@ -38,7 +38,7 @@ def index_expr(node):
     return node
 
 
-class ItemAssignments(Transformer):
+class ItemAssignments(StatementTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
         self.names = {}  # name -> first line that sets one of its items

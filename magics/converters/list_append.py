@@ -8,7 +8,7 @@ loop's variables:
 import ast
 
 from .templates import located, replace
-from .tree import Transformer
+from .tree import StatementTransformer
 
 
 def is_append(node):
@@ -18,7 +18,7 @@ def is_append(node):
             and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords)
 
 
-class ListAppends(Transformer):
+class ListAppends(StatementTransformer):
     def visit_Expr(self, node):  # noqa: N802 - ast's names
         if not is_append(node):
             return node

@@ -17,7 +17,7 @@ import functools
 import pickle
 import textwrap
 
-from .tree import Transformer, walk
+from .tree import Transformer, children, walk
 
 
 class _Replacer(Transformer):
@@ -36,7 +36,7 @@ class _Replacer(Transformer):
     def visit_Name(self, node):  # noqa: N802 - ast's names
         if node.id not in self.replacements:
             return node
-        return ast.copy_location(self._node(self.replacements[node.id], node.ctx), node)
+        return self._node(self.replacements[node.id], node.ctx)  # a piece keeps its own position
 
     def visit_Expr(self, node):  # noqa: N802
         if isinstance(node.value, ast.Name) and isinstance(self.replacements.get(node.value.id), list):
@@ -100,10 +100,17 @@ def _parsed(template):
 
 def located(nodes, where):
     """`nodes` (a node or a list) where the template's own nodes take the position of `where` (the student's
-    statement they stand for), so an error in them is reported at the student's line."""
-    for node in nodes if isinstance(nodes, list) else [nodes]:
-        for n in walk(node):
-            if "lineno" in n._attributes and not hasattr(n, "lineno"):
-                for attr in _POSITION:
-                    setattr(n, attr, getattr(where, attr, None) or (1 if attr == "lineno" else 0))
+    statement they stand for), so an error in them is reported at the student's line. A piece put into a template
+    already has its position, and so has everything under it (the student's parsed code, or an earlier
+    converter's located output): the walk stops there."""
+    position = [getattr(where, attr, None) or (1 if attr == "lineno" else 0) for attr in _POSITION]
+    todo = list(nodes) if isinstance(nodes, list) else [nodes]
+    while todo:
+        n = todo.pop()
+        if "lineno" in n._attributes:
+            if "lineno" in n.__dict__:
+                continue  # a piece
+            for attr, value in zip(_POSITION, position):
+                setattr(n, attr, value)
+        children(n, todo)
     return nodes

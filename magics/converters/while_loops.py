@@ -21,10 +21,10 @@ import ast
 from ..errors import CellError
 from .analysis import LoadCounts, exposed, handed_on, is_hidden, loads
 from .templates import located, replace
-from .tree import Transformer
+from .tree import StatementTransformer
 
 
-class WhileLoops(Transformer):
+class WhileLoops(StatementTransformer):
     def __init__(self, ctx, counts):
         self.ctx = ctx
         self.counts = counts

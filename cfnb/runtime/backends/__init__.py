@@ -74,14 +74,24 @@ def get_array_module(*arrays):
     return np
 
 
-def to_host(value):
-    """A host (numpy) copy of `value`: the device-to-host copy of swapping and of a Recv on the CPU."""
+def is_array(value):
+    """Whether `value` is an array with a buffer (numpy or cupy), not a Python or numpy scalar."""
+    cp = cupy_module()
+    return isinstance(value, np.ndarray) or (cp is not None and isinstance(value, cp.ndarray))
+
+
+def to_host(value, out=None):
+    """A host (numpy) copy of `value`: the device-to-host copy of swapping and of a Recv on the CPU; into `out` when
+    given (a host buffer of `value`'s shape and dtype that swapping reuses, runtime/swap.py's HostBufferPool)."""
     cp = cupy_module()
     if cp is not None and isinstance(value, cp.ndarray):
-        return cp.asnumpy(value)
+        return cp.asnumpy(value, out=out)
     if not isinstance(value, np.ndarray):
         return value  # Python and numpy scalars are immutable values, not buffers
-    return np.array(value, copy=True)
+    if out is None:
+        return np.array(value, copy=True)
+    np.copyto(out, value if type(value) is np.ndarray else value.view(np.ndarray))  # a strict DeviceArray: untagged
+    return out
 
 
 def to_device(value, device):
