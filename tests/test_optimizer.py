@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 import cfnb
+from cfnb.passes.graph_edit import Rewrite, copy_graph
 from cfnb.passes.lowering import has_functional_ops, lower_functional_ops
-from cfnb.passes.meta_optimizer import optimize
+from cfnb.passes.meta_optimizer import PIPELINE, optimize
 from cfnb.viz import to_dot
 
 HERE = pathlib.Path(__file__).parent
@@ -57,12 +58,38 @@ def mode(request):
 def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON, memory_limit=None):
     """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops), on a device
     with `memory_limit` bytes (None: no limit)."""
-    fetches, feeds = list(fetches), list(feeds)
+    graph, fetches, feeds = _lowered(graph, list(fetches), list(feeds))
+    version, text = graph.version, graph.as_text()
+    got = optimize(graph, fetches, feeds, config=rewrite, memory_limit=memory_limit)
+    fired = {name: done for name, done in got.rewrites.items() if done}
+    # The passes look at the original before anything is copied (has_work), and optimize() copies only when one
+    # has work: the graph and rewrites must be those of copying first and running every pass on the copy, and a
+    # graph no pass changes comes back itself, untouched.
+    want_fired, want_text = _optimize_on_a_copy(graph, fetches, feeds, rewrite, memory_limit)
+    assert fired == want_fired and (None if got.graph is graph else got.graph.as_text()) == want_text
+    assert graph.version == version and graph.as_text() == text
+    return fired
+
+
+def _lowered(graph, fetches, feeds):
     if has_functional_ops(graph):
         low = lower_functional_ops(graph)
-        graph, fetches, feeds = low.graph, [low.tensor_map[t] for t in fetches], [low.tensor_map[t] for t in feeds]
-    return {name: done for name, done in optimize(graph, fetches, feeds, config=rewrite, memory_limit=memory_limit)
-            .rewrites.items() if done}
+        return low.graph, [low.tensor_map[t] for t in fetches], [low.tensor_map[t] for t in feeds]
+    return graph, fetches, feeds
+
+
+def _optimize_on_a_copy(graph, fetches, feeds, config, memory_limit=None):
+    """What `optimize` did before the passes looked first: copy (when the graph has a loop), then run every enabled
+    pass on the copy. Returns ({pass: what it did} of those that did something, the text of the graph it returns,
+    or None when that is the input graph)."""
+    if not any(op.type == "Enter" for op in graph.get_operations()):
+        return {}, None
+    copy, tmap, _ = copy_graph(graph, fetches + feeds)
+    rewrite = Rewrite(copy, [tmap[t] for t in fetches + feeds], [], [tmap[t] for t in feeds], memory_limit)
+    done = {p.NAME: p.run(rewrite) for p in PIPELINE if config.enabled(p.NAME, False)}
+    if not any(done.values()):
+        return {}, None
+    return {k: v for k, v in done.items() if v}, copy_graph(copy, rewrite.outputs, rewrite.targets)[0].as_text()
 
 
 def run(graph, fetches, feeds, init, cfg):
@@ -386,8 +413,6 @@ def test_fission_and_batching_decline_on_a_device_with_a_memory_limit(mode):
 def test_a_rewrite_reuses_its_frame_view_until_the_graph_or_the_outputs_change():
     """The passes ask for a FrameView before each frame; one made for the same graph version and outputs is reused,
     and every kind of edit a pass makes (a new op, a rerouted input, control inputs removed) makes a new one."""
-    from cfnb.passes.graph_edit import Rewrite
-
     g = cfnb.Graph()
     with g.as_default():
         i, s = cfnb.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2.0), [0, 1.0])

@@ -37,10 +37,11 @@ class Operation:
     # What a graph rewrite may change in place (a failed gradients() call puts it back: build_journal.py).
     _JOURNAL_FIELDS = ("_inputs", "_outputs", "_attrs", "_control_inputs", "_control_outputs", "_control_flow_context")
 
-    def __init__(self, graph, op_type, name, inputs, attrs, device):
+    def __init__(self, graph, op_type, name, inputs, attrs, device, output_specs=None):
         """A node as `Graph.create_op` makes it (TensorFlow's `Operation.__init__`, built from a NodeDef): it
         takes the graph's current control-flow context, registers itself as a consumer of each input, and
-        its output tensors' dtypes and shapes come from the op's registered shape function."""
+        its output tensors' dtypes and shapes come from the op's registered shape function (or, for a copy of
+        an op, `output_specs`: the original's [(dtype, shape)], already inferred)."""
         self._graph = graph
         self._type = op_type
         self._name = name
@@ -54,7 +55,8 @@ class Operation:
         self._op_def = get_op_def(op_type)
         for t in self._inputs:
             t._consumers.append(self)
-        self._outputs = [Tensor(self, i, dt, sh) for i, (dt, sh) in enumerate(self._op_def.infer(self))]
+        specs = self._op_def.infer(self) if output_specs is None else output_specs
+        self._outputs = [Tensor(self, i, dt, sh) for i, (dt, sh) in enumerate(specs)]
 
     graph = property(lambda self: self._graph)
     type = property(lambda self: self._type)
@@ -151,7 +153,8 @@ class Graph(FeedFetchRules):
         self._names_in_use = {}
         self._name_stack = ""
         self._control_dependencies_stack = []
-        self._device_stack = []
+        self._device_stack = []  # (merged fields, their device string) per open scope, innermost last
+        self._merged_devices = {}  # (enclosing device, requested device) -> device string (_scoped_device)
         self._colocation_stack = []
         self._control_flow_context = None
         self._collections = {}
@@ -342,8 +345,10 @@ class Graph(FeedFetchRules):
 
     @contextlib.contextmanager
     def device(self, device_name):
-        """`None` clears the enclosing devices; a string is merged field by field into them."""
-        self._device_stack.append(None if device_name is None else parse_device(str(device_name)))
+        """`None` clears the enclosing devices; a string is merged field by field into them. The merged fields and
+        their canonical string are computed once per scope, not once per op made in it."""
+        fields = {} if device_name is None else {**self._device_fields(), **parse_device(str(device_name))}
+        self._device_stack.append((fields, device_string(fields)))
         try:
             yield
         finally:
@@ -364,17 +369,29 @@ class Graph(FeedFetchRules):
         self._colocation_stack = self._colocation_stack + ([op] if op is not None else [])
         # The device of the innermost colocated op that has one (Graph._create_op_helper's `is_device_set`).
         device = next((o.device for o in reversed(self._colocation_stack) if o.device), "")
-        self._device_stack = [None] if op is None else [None, parse_device(device) if device else {}]
+        fields = parse_device(device) if op is not None and device else {}
+        self._device_stack = [(fields, device_string(fields))]
         try:
             yield
         finally:
             self._device_stack, self._colocation_stack = old_devices, old_colocation
 
+    def _scoped_device(self, device_name):
+        """The device an op made in `with self.device(device_name)` gets (its request merged over the enclosing
+        scopes), without opening the scope: what a copy of an op with that request is placed on. Cached per
+        (enclosing device, request), as a graph copy asks for the same few over and over."""
+        key = (self._current_device(), device_name)
+        device = self._merged_devices.get(key)
+        if device is None:
+            device = self._merged_devices[key] = device_string({**self._device_fields(), **parse_device(device_name)})
+        return device
+
+    def _device_fields(self):
+        return self._device_stack[-1][0] if self._device_stack else {}
+
     def _current_device(self):
-        fields = {}
-        for spec in self._device_stack:
-            fields = {} if spec is None else {**fields, **spec}
-        return device_string(fields)
+        """The device string of the innermost scope (TensorFlow's `_apply_device_functions`, merged once per scope)."""
+        return self._device_stack[-1][1] if self._device_stack else ""
 
     def _get_control_flow_context(self):
         return self._control_flow_context
@@ -437,6 +454,20 @@ class Graph(FeedFetchRules):
         else:
             name = self.unique_name(name)
         op = Operation(self, op_type, name, inputs, attrs, self._current_device() if compute_device else "")
+        return self._add_op(op, inputs)
+
+    def _create_op_copy(self, op, inputs, name, device):
+        """A copy of `op` (of another graph) reading `inputs`, named exactly `name` (already reserved), on `device`:
+        its attrs, output dtypes and shapes are `op`'s, not inferred again, as TensorFlow's `CopyGraph` copies a
+        NodeDef with its shapes. Lowering and the optimizer copy most of the ops they make this way."""
+        copy = Operation(self, op._type, name, inputs, op._attrs, device,
+                         [(t._dtype, t._shape) for t in op._outputs])
+        return self._add_op(copy, inputs)
+
+    def _add_op(self, op, inputs):
+        """Register a new op: its colocation group, its name, the enclosing control dependencies, and its
+        control-flow context's post-processing (TensorFlow's `_create_op_helper`)."""
+        name = op._name
         if self._colocation_stack:
             group = self._colocation_stack[-1]
             op._attrs["_class"] = list(group._attrs.get("_class", [b"loc:@" + group.name.encode()]))

@@ -65,7 +65,9 @@ class TensorShape:
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             dims = dims._dims
-        if dims is None:
+        if type(dims) is tuple and all(type(d) is int for d in dims):
+            self._dims = dims  # already what the loop below makes (a shape's dims, `np.shape` of a value)
+        elif dims is None:
             self._dims = None
         else:
             try:

@@ -137,6 +137,21 @@ def batch(rewrite, view, loop, var, operands, stacked):
     rewrite.reroute(var.exit.outputs[0], total)
 
 
+def has_work(look):
+    """True when `run` would batch an accumulation of some loop (read-only, on the original graph)."""
+    if per_step_only(look):
+        return False
+    view = look.view()
+    return any(_batchable_vars(look, view, loop) for loop in view.loops.values() if loop.loop_cond is not None)
+
+
+def _batchable_vars(rewrite, view, loop):
+    """[(loop variable, its operands)] of `loop` that accumulate a batchable product, their Exits not fed."""
+    found = [(var, batchable(view, loop, var)) for var in loop.vars
+             if var.exit is not None and var.exit.outputs[0] not in rewrite.fed]
+    return [(var, operands) for var, operands in found if operands is not None]
+
+
 def run(rewrite):
     """Rewrite the copy in place; returns [(frame, [names of the Exits now computed after the loop])]."""
     if per_step_only(rewrite):
@@ -147,9 +162,7 @@ def run(rewrite):
         loop = view.loops[name]
         if loop.loop_cond is None:
             continue
-        found = [(var, batchable(view, loop, var)) for var in loop.vars if var.exit is not None
-                 and var.exit.outputs[0] not in rewrite.fed]
-        found = [(var, operands) for var, operands in found if operands is not None]
+        found = _batchable_vars(rewrite, view, loop)
         stacked = {}
         for var, operands in found:
             batch(rewrite, view, loop, var, operands, stacked)

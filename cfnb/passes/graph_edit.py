@@ -2,17 +2,21 @@
 
 Grappler optimizes a copy of the graph (the `GrapplerItem`'s GraphDef), never the one the user built; so does
 cfnb. `copy_graph` copies the ops the fetches need (pruned first, as Grappler's item is), keeping every name, and
-the passes then edit the copy in place: `Rewrite.reroute` makes the consumers (and fetches) of one tensor read another,
-`Builder.op` adds a node in a given frame. A node made outside the root frame needs something of its frame to
+the passes then edit the copy in place: `Rewrite.reroute` makes the consumers (and fetches) of one tensor read
+another, `Builder.op` adds a node in a given frame. A node made outside the root frame needs something of its frame to
 fire on, or it would run once in the root frame: a constant gets a control input from the frame's pivot (an
 Identity of a loop variable's `Switch:1`, as TensorFlow's `ConstantFolding::AddControlDependency` adds for the
 constants the loop optimizer moves). `add_accumulator` adds a loop variable that collects a value of every
 iteration in a TensorList (the accumulator `while_v2` builds for gradients), stacked after the loop.
+
+A copy is made only when some pass has something to do: each pass first looks at the original through a read-only
+`Look`, which sees it as its copy would be, and a graph no pass changes is not copied at all.
 """
 import numpy as np
 
 from ..framework import dtypes
 from ..framework.tensor_shape import TensorShape
+from ..framework.topological_order import op_order
 from .loop_frames import ROOT, FrameView
 from .lowering import _Lowering
 from .pruning import needed_ops
@@ -35,6 +39,27 @@ def copy_graph(graph, fetches, targets=()):
     tmap, opmap = lowering.copy(_Ops([op for op in graph.get_operations() if op in keep]), {})
     lowering.graph.dtype_rules = graph.dtype_rules
     return lowering.graph, tmap, opmap
+
+
+class Look:
+    """What a pass's read-only `has_work` reads of a graph before anything is copied: the same `view()`, `outputs`,
+    `targets`, `fed` and `memory_limit` as a `Rewrite` of its copy would give, read from the original. The view lists
+    the needed ops in the order `copy_graph` would create them (inputs first), so a pass finds on the original
+    exactly what it would find on a fresh copy. Grappler's optimizers likewise return early ("Nothing to do")
+    before they touch the item's graph."""
+
+    def __init__(self, graph, outputs, targets, fed, memory_limit=None):
+        self.graph, self.outputs, self.targets, self.fed = graph, list(outputs), list(targets), set(fed)
+        self.memory_limit = memory_limit
+        self._view = None
+
+    def view(self):
+        """The FrameView of the needed ops, in the copy's order (made once: a Look never changes the graph)."""
+        if self._view is None:
+            needed = needed_ops(self.outputs, self.targets, set())
+            order, unordered = op_order([op for op in self.graph.get_operations() if op in needed])
+            self._view = FrameView(order + unordered)
+        return self._view
 
 
 class Rewrite:

@@ -162,6 +162,14 @@ def per_step_only(rewrite):
     return rewrite.memory_limit is not None or swaps(rewrite.view())
 
 
+def has_work(look):
+    """True when `run` would hoist the row-wise work of some loop (read-only, on the original graph)."""
+    if per_step_only(look):
+        return False
+    view = look.view()
+    return any(find(view, loop) is not None for loop in view.loops.values())
+
+
 def run(rewrite):
     """Rewrite the copy in place; returns [(frame, [names of the ops now computed before the loop])]."""
     if per_step_only(rewrite):

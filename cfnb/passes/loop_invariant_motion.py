@@ -29,7 +29,7 @@ NAME = "loop_invariant_node_motion"
 def hoistable(view, loop):
     """The loop's nodes that move out, in graph order: invariant pure nodes closed under their inputs."""
     frame_ops = [op for op in loop.ops if view.frame_of[op] == loop.name]
-    chosen = {op for op in frame_ops if pure(op) and not op._control_outputs and not view.conditional(op)
+    chosen = {op for op in frame_ops if pure(op) and not _control_outputs(view, op) and not view.conditional(op)
               and view.invariant(op.outputs[0], loop)}
     changed = True
     while changed:  # an op whose input comes from a computed invariant left behind stays too
@@ -40,6 +40,11 @@ def hoistable(view, loop):
                 chosen.discard(op)
                 changed = True
     return [op for op in view.ops if op in chosen]
+
+
+def _control_outputs(view, op):
+    """The ops of the view that take a control edge from `op` (one that does not run orders nothing)."""
+    return [c for c in op._control_outputs if c in view.frame_of]
 
 
 def move(rewrite, view, loop, ops):
@@ -93,6 +98,12 @@ def _outer_const(outside, view, const, moved, copies):
     else:
         copies[op] = outside.const(op.get_attr("value"), op.get_attr("dtype"), f"LoopOptimizer/{op.name}")
     return copies[op]
+
+
+def has_work(look):
+    """True when `run` would move something: some loop has a hoistable node (read-only, on the original graph)."""
+    view = look.view()
+    return any(hoistable(view, loop) for loop in view.loops.values() if loop.loop_cond is not None)
 
 
 def run(rewrite):

@@ -116,12 +116,9 @@ class _Lowering:
                     else:  # a back edge (Merge <- NextIteration) not yet copied: patch it afterwards
                         inputs.append(inputs[0] if inputs else tmap[op.inputs[0]])
                         fixups.append((op, slot, t))
-                attrs = dict(op.attr)
-                with self.graph.as_default(), self.graph.device(op.device):
-                    node = self.graph.create_op(op.type, inputs, attrs, name=self._exact(prefix + op.name) + "/")
+                node = self.graph._create_op_copy(op, inputs, self._exact(prefix + op.name),
+                                                  self.graph._scoped_device(op.device))
                 new_outputs = node.outputs
-                for t, new in zip(op.outputs, new_outputs):
-                    new._shape = t.shape
             for c in op.control_inputs:
                 if c in opmap:
                     node._add_control_input(opmap[c])

@@ -9,10 +9,13 @@ its optimizers one after another on a copy, each switchable in `RewriterConfig`.
   4. accumulation_batching.py   (cuDNN) a sum of per-iteration products, done as one product;
   2. stack_push_removal.py      (Grappler's loop optimizer) history stacks nothing pops, not filled.
 
-Each pass module has `NAME` (its RewriterConfig toggle) and `run(rewrite)`, which edits the copy in place and
+Each pass module has `NAME` (its RewriterConfig toggle), `has_work(look)`, which reads the original graph (a
+`graph_edit.Look`) and says whether `run` would change it, and `run(rewrite)`, which edits the copy in place and
 returns what it did. Writing one: find a pattern in a `loop_frames.FrameView` of the copy (`rewrite.view()`, fresh
 after each change), change the copy with `graph_edit` (`Builder` makes nodes in a frame, `rewrite.reroute` moves
-consumers and fetches to a new tensor), and add the module to `PIPELINE`.
+consumers and fetches to a new tensor), say in `has_work` when the pattern is there, and add the module to
+`PIPELINE`. The graph is copied only when some pass has work: the passes before the first that has any would find
+nothing on the copy either, so they are not run; a graph no pass changes is returned as it is, uncopied.
 
 A graph with no while loop is returned as it is. Strict functional runs (`lower_functional_ops=False`) are not
 optimized: their `While` bodies are functions called whole, not frames of the graph.
@@ -20,7 +23,7 @@ optimized: their `While` bodies are functions called whole, not frames of the gr
 from typing import NamedTuple
 
 from . import accumulation_batching, loop_fission, loop_invariant_motion, stack_push_removal
-from .graph_edit import Rewrite, copy_graph
+from .graph_edit import Look, Rewrite, copy_graph
 from .pruning import needed_ops
 from .rewriter_config import RewriterConfig
 
@@ -59,10 +62,14 @@ def optimize(graph, fetches, feeds=(), targets=(), config=None, traced=False, me
     needed = needed_ops(fetches + feeds, targets, set())
     if not passes or not any(op.type == "Enter" for op in needed) or _functional(needed):
         return OptimizedGraph(graph, {}, {}, {})
+    look = Look(graph, fetches + feeds, targets, feeds, memory_limit)
+    first = next((k for k, p in enumerate(passes) if p.has_work(look)), len(passes))
+    if first == len(passes):
+        return OptimizedGraph(graph, {}, {}, {p.NAME: [] for p in passes})
     copy, tmap, opmap = copy_graph(graph, fetches + feeds, targets)
     rewrite = Rewrite(copy, [tmap[t] for t in fetches + feeds], [opmap[op] for op in targets],
                       [tmap[t] for t in feeds], memory_limit)
-    rewrites = {p.NAME: p.run(rewrite) for p in passes}
+    rewrites = {p.NAME: p.run(rewrite) if k >= first else [] for k, p in enumerate(passes)}
     if not any(rewrites.values()):
         return OptimizedGraph(graph, {}, {}, rewrites)
     final, tmap2, opmap2 = copy_graph(copy, rewrite.outputs, rewrite.targets)  # without the nodes left unread

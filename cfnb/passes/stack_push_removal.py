@@ -83,6 +83,12 @@ def to_no_op(op):
     op._add_control_input(handle.op)
 
 
+def has_work(look):
+    """True when `run` would empty a stack: one has pushes and no pop that is read (read-only)."""
+    view = look.view()
+    return any(unread_stack_ops(view, op)[0] for op in view.ops if op.type == "StackV2")
+
+
 def run(rewrite):
     """Rewrite the copy in place; returns [(stack name, [push and pop names])]."""
     view = rewrite.view()
