@@ -53,6 +53,16 @@ def run(n, swap, v2, config):
     return values, meta.memory_timeline
 
 
+def same_across_devices(a, b):
+    """A CPU run's value against a GPU run's: bit for bit where the GPU is simulated with numpy; on a real GPU float32
+    sums and products run in another order (cuBLAS, cupy's reductions), so to float32 rounding grown over the loop,
+    a thousandth of the largest value. Two runs on one device are still compared bit for bit."""
+    if not backends.has_gpu():
+        np.testing.assert_array_equal(a, b)
+    else:
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-3 * max(1.0, float(np.abs(b).max())))
+
+
 def test_bfc_rounding():
     assert [rounded_bytes(n) for n in (0, 1, 256, 257, 8192)] == [256, 256, 256, 512, 8192]
 
@@ -82,8 +92,8 @@ def test_swapped_equals_unswapped(v2):
     on_gpu, _ = run(STEPS, False, v2, limited(100))
     swapped, timeline = run(STEPS, True, v2, limited(100))
     for a, b, c in zip(plain, on_gpu, swapped):
-        np.testing.assert_array_equal(a, b)
-        np.testing.assert_array_equal(a, c)
+        same_across_devices(a, b)
+        np.testing.assert_array_equal(b, c)
     gpu = timeline["GPU:0"]
     # every forward value of tanh(h @ w) went to the host and came back: two accumulated tensors a step
     assert gpu.swapped_out_bytes >= STEPS * np.prod(SHAPE) * 4
@@ -115,7 +125,7 @@ def test_twice_the_length_needs_swapping(v2):
     assert "bytes in use" in message and "limit" in message
     assert e.value.op is not None and f"{{{{node {e.value.op.name}}}}}" in message
     values, _ = run(2 * STEPS, True, v2, limited(limit_mb))
-    np.testing.assert_array_equal(values[1], run(2 * STEPS, False, v2, tf.ConfigProto())[0][1])
+    same_across_devices(values[1], run(2 * STEPS, False, v2, tf.ConfigProto())[0][1])
 
 
 def test_cpu_session_has_no_device_memory():
