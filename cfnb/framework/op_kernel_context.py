@@ -1,10 +1,11 @@
 """What a running kernel may ask of its device (a sliver of TensorFlow's `OpKernelContext`).
 
-A kernel in cfnb/ops is a plain function of its inputs; the few that need their device — the history
-accumulators that swap to host memory (`StackPushV2`, `TensorListPushBack` with swapping) — ask through
-this module. The runtime installs the device of the kernel running on each thread
-(runtime/device_memory.py); without one (no GPU devices) every call here is the identity, so the ops
-layer never imports the runtime.
+A kernel in cfnb/ops is a plain function of its inputs; what it needs of its device it asks through this module:
+the array module to compute with (`device_module`, `array_module`, `module_of`), a value's dtype or its host copy
+without an implicit device-to-host conversion, which cupy refuses (`dtype_of`, `on_host`), and, for the history
+accumulators that swap to host memory (`StackPushV2`, `TensorListPushBack` with swapping), `swap_out`/`swap_in`.
+The runtime installs the device of the kernel running on each thread (runtime/device_memory.py); without one (no
+GPU devices) every call here is numpy's or the identity, so the ops layer never imports the runtime.
 """
 import threading
 
@@ -62,33 +63,40 @@ def on_host(value):
 
 def module_of(*values):
     """The module a kernel that transforms `values` computes with: that of a device array among them; numpy when all
-    are int32 or string values, which a GPU keeps in host memory (TensorFlow's `HostMemory`: a Reshape or a Pack of
-    shapes runs on the host); else the module of the kernel's device."""
-    for v in values:
-        if hasattr(v, "__cfnb_array_module__"):
-            return v.__cfnb_array_module__()
-        if type(v).__module__.split(".")[0] == "cupy":
-            import cupy
-            return cupy
+    are in host memory (on a real GPU every value that is not a cupy array; on a simulated one, int32 and string
+    values: TensorFlow's `HostMemory`, so a Reshape or a Pack of shapes runs on the host); else the module of the
+    kernel's device. On a CPU it is numpy at once (Reshape, Pack and Select ask on every call)."""
     module = device_module()
-    if getattr(module, "__name__", "") == "cupy" or all(_in_host_memory(v) for v in values):
-        return np  # on a real GPU a value that is not a cupy array is in host memory
+    if module is np:
+        return np
+    found = _device_array_module(values)
+    if found is not None:
+        return found
+    if getattr(module, "__name__", "") == "cupy" or all(
+            is_host_memory_dtype(getattr(v, "dtype", None)) for v in values):
+        return np
     return module
 
 
-def _in_host_memory(value):
-    dtype = getattr(value, "dtype", None)
-    return dtype is not None and (dtype == np.int32 or dtype.kind in "SUO")
+def is_host_memory_dtype(dtype):
+    """int32, strings and objects: what a GPU kernel keeps in host memory (TensorFlow's `HostMemory` registrations;
+    cupy holds no strings). The runtime's backends place values by the same rule."""
+    return dtype is not None and (dtype == np.int32 or np.dtype(dtype).kind in "SUO")
 
 
 def array_module(*values):
     """The array module to build a kernel's new arrays with: that of its inputs, as `cupy.get_array_module`
     answers (cupy for a cupy array, the tagged module of the strict test backend, else numpy). A kernel that
     makes an array from a shape (`zeros`, `full`, `array`) asks here, so its output lands on its device."""
+    return _device_array_module(values) or np
+
+
+def _device_array_module(values):
+    """The module of the first device array among `values` (the strict backend's tagged module, cupy), else None."""
     for v in values:
         if hasattr(v, "__cfnb_array_module__"):
             return v.__cfnb_array_module__()
         if type(v).__module__.split(".")[0] == "cupy":
             import cupy
             return cupy
-    return np
+    return None

@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from ...framework import op_kernel_context
 from . import strict
 
 _simulation = {"strict": False}  # tests: simulated GPUs hold strict.DeviceArray instead of plain numpy
@@ -107,16 +108,11 @@ def to_device(value, device):
             return value
         copy = np.array(value, copy=True)
         return strict.on_device(copy, device) if _simulation["strict"] and is_gpu(device) else copy
-    if isinstance(value, (np.ndarray, np.generic)) and is_host_memory_dtype(value.dtype):
+    if isinstance(value, (np.ndarray, np.generic)) and op_kernel_context.is_host_memory_dtype(value.dtype):
         return value.copy()
     if isinstance(value, (str, bytes)):
         return value
     return xp.asarray(value)
-
-
-def is_host_memory_dtype(dtype):
-    """int32 and strings or objects: what a GPU keeps in host memory (TensorFlow's `HostMemory` registrations)."""
-    return dtype == np.int32 or dtype.kind in "SUO"
 
 
 def in_host_memory(value):
