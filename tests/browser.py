@@ -2,9 +2,9 @@
 `make lab` starts it (tools/lab.py), and the measurements of what a reader sees (JavaScript run in the page).
 
 Playwright's own browser download is never used: it launches the system's Chromium through
-`executable_path`, with a fresh profile (`--user-data-dir`) and the flags this machine's closed network
-needs. Each JupyterLab server gets fresh settings, data (so no notebook is trusted), runtime and
-workspace folders in the test's tmp_path.
+`executable_path`, with the flags this machine's closed network needs; a test file launches it once and
+gives each test a fresh page in a new browser context (a fresh profile). Each JupyterLab server gets fresh
+settings, data (so no notebook is trusted), runtime and workspace folders in the test's tmp_path.
 """
 import contextlib
 import json
@@ -31,22 +31,39 @@ MIN_TEXT_PX = 9
 
 
 @contextlib.contextmanager
-def chromium(tmp_path, width=1400, height=1000):
-    """A page in headless Chromium with a fresh profile; console errors are collected in `page.errors`."""
+def launched():
+    """Headless Chromium under Playwright: one browser process, for as many fresh pages (`fresh_page`) as a test
+    file needs (a launch and its shutdown cost about 2 CPU-seconds)."""
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            str(tmp_path / "chromium-profile"), executable_path=CHROMIUM, headless=True, args=FLAGS,
-            viewport={"width": width, "height": height})
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            page = context.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            page.errors = []
-            page.on("pageerror", lambda e: page.errors.append(str(e)))
-            page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
-            yield page
+            yield browser
         finally:
-            context.close()
+            browser.close()
+
+
+@contextlib.contextmanager
+def fresh_page(browser, width=1400, height=1000):
+    """A page in a new context of `browser` (a fresh profile: no cookies, storage or cache shared with any other
+    page); console errors and uncaught exceptions are collected in `page.errors`."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.errors = []
+        page.on("pageerror", lambda e: page.errors.append(str(e)))
+        page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
+        yield page
+    finally:
+        context.close()
+
+
+@contextlib.contextmanager
+def chromium(width=1400, height=1000):
+    """A fresh page in a Chromium of its own (`launched` and `fresh_page`)."""
+    with launched() as browser, fresh_page(browser, width, height) as page:
+        yield page
 
 
 def _free_port():
@@ -98,29 +115,32 @@ def jupyterlab(tmp_path, root):
         log.close()
 
 
-def open_notebook(page, base, token, path, kernel=True):
-    """Open `path` (relative to the server's root) in JupyterLab; with `kernel`, wait until its kernel is idle."""
-    page.goto(f"{base}/lab/tree/{path}?reset&token={token}")
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-                           " && window.jupyterapp.shell.currentWidget.context"
-                           " && window.jupyterapp.shell.currentWidget.context.isReady")
+def open_lab(page, base, token):
+    """Load JupyterLab in `page` with no document open (`?reset`: the default workspace) and wait until it has
+    restored itself; documents are then opened in it with `open_in_lab`."""
+    page.goto(f"{base}/lab?reset&token={token}")
+    page.wait_for_function("() => window.jupyterapp")
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+
+
+def open_in_lab(page, path, kernel=True):
+    """Open `path` in the JupyterLab loaded in `page`, closing what was open (JupyterLab's `application:close-all`
+    and `docmanager:open` commands, what its file browser runs on a double-click, or with `kernel=False` on "Open
+    With > Notebook (no kernel)"): the app's scripts load once, not once per notebook as a page load would
+    (about 6 CPU-seconds each). With `kernel`, wait until the notebook's kernel is idle."""
+    page.evaluate("""async ([path, kernel]) => {
+        const app = window.jupyterapp;
+        await app.commands.execute('application:close-all');
+        const noKernel = {kernelPreference: {shouldStart: false, shouldReuse: false}};
+        const panel = await app.commands.execute('docmanager:open',
+                                                 {path, factory: 'Notebook', ...(kernel ? {} : noKernel)});
+        app.shell.activateById(panel.id);
+        await panel.context.ready;
+    }""", [path, kernel])
     if kernel:
         page.wait_for_function("() => { const w = window.jupyterapp.shell.currentWidget;"
                                " const k = w.sessionContext.session && w.sessionContext.session.kernel;"
                                " return k && k.status === 'idle'; }")
-
-
-def open_in_lab(page, path):
-    """Open `path` in the JupyterLab already loaded in `page`, closing what was open (JupyterLab's
-    `application:close-all` and `docmanager:open` commands, what its file browser runs on a double-click): the
-    app's scripts load once, not once per notebook as `open_notebook`'s page load does (about 6 s each under load)."""
-    page.evaluate("""async (path) => {
-        const app = window.jupyterapp;
-        await app.commands.execute('application:close-all');
-        const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
-        app.shell.activateById(panel.id);
-        await panel.context.ready;
-    }""", path)
 
 
 # What a reader sees of one picture: JavaScript run on an <img> (a data: URL SVG) or an inline <svg>.
@@ -164,6 +184,9 @@ MEASURE_JS = r"""
           texts: [...svg.querySelectorAll('text')].map(t => t.textContent)};
 }
 """
+
+# MEASURE_JS on every element `selector` finds, in one call (not two round trips per picture).
+MEASURE_ALL_JS = "(selector) => [...document.querySelectorAll(selector)].map(" + MEASURE_JS.strip() + ")"
 
 # Is element `target` (the firing node) inside the visible part of its scroll box?
 VISIBLE_IN_BOX_JS = """

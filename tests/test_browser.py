@@ -8,12 +8,15 @@
   site shows, no kernel and no widget manager): in every view, at the lesson's level of detail and with
   every node, nothing cut off, text >= 9 px at the default zoom, the firing node in view after Play (and
   at 200%), the page's caption equal to Python's.
-- Every course notebook opened unrun and untrusted in JupyterLab (a fresh page of the server the tour
-  test ran its own copy in): every committed picture shows (an image, not its text), readable (text >= 9 px)
-  and not cut off. `CFNB_NOTEBOOKS=DIR` checks the notebooks in DIR instead (executed copies, before the
-  course is re-executed).
+- Every course notebook opened unrun and untrusted in JupyterLab (the page the tour test ran its own copy
+  in), with no kernel (JupyterLab's "Open With > Notebook (no kernel)": an unrun notebook shows the same
+  either way, and twelve kernels would cost more than the rest of the test): every committed picture shows
+  (an image, not its text), readable (text >= 9 px) and not cut off. `CFNB_NOTEBOOKS=DIR` checks the
+  notebooks in DIR instead (executed copies, before the course is re-executed).
 
-Skipped, with the reason, where Chromium, Playwright, JupyterLab or Graphviz's dot is missing.
+One Chromium serves the file, each test on a fresh page (a new browser context); the two JupyterLab tests
+share one page of JupyterLab, loaded once. Skipped, with the reason, where Chromium, Playwright, JupyterLab
+or Graphviz's dot is missing.
 """
 import json
 import os
@@ -23,14 +26,16 @@ import shutil
 import pytest
 from browser import (
     CHROMIUM,
+    MEASURE_ALL_JS,
     MEASURE_JS,
     MIN_TEXT_PX,
     ROOT,
     VISIBLE_IN_BOX_JS,
-    chromium,
+    fresh_page,
     jupyterlab,
+    launched,
     open_in_lab,
-    open_notebook,
+    open_lab,
 )
 
 pytestmark = [
@@ -61,9 +66,17 @@ def _notebooks_dir():
 
 
 @pytest.fixture(scope="module")
+def chromium():
+    """One Chromium for this file's tests (a launch costs about 2 CPU-s), each test on a fresh page of it; closed
+    after the file (Playwright's sync API keeps an asyncio loop in this thread while it is open)."""
+    with launched() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     """One JupyterLab server (started as `make lab` starts it: about 7 s and 5 CPU-s) for this file's two
-    JupyterLab tests, each in its own fresh Chromium: it serves the course as committed (notebooks/ from
+    JupyterLab tests: it serves the course as committed (notebooks/ from
     `_notebooks_dir()`, docs/), never run or trusted, and a copy of the tour in tour/ for the test that runs it."""
     served = tmp_path_factory.mktemp("lab") / "served"
     shutil.copytree(_notebooks_dir(), served / "notebooks")
@@ -74,48 +87,57 @@ def lab(tmp_path_factory):
         yield base, token, served
 
 
-def test_the_tour_explorer_works_in_chromium(lab, tmp_path):
+@pytest.fixture(scope="module")
+def lab_page(lab, chromium):
+    """JupyterLab loaded once (about 6 CPU-s of Chromium) in a fresh page, for the two JupyterLab tests: each
+    opens its notebooks in it with `open_in_lab`, which closes whatever was open."""
     base, token, _ = lab
-    with chromium(tmp_path) as page:
-        open_notebook(page, base, token, "tour/00_tour.ipynb")
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer .cfnb-explorer-drawing svg')"
-                               ".length >= 2")
-        assert page.get_by_text("Would you like to get notified").count() == 0  # make lab's settings answer it
-        explorer = page.locator(".jp-OutputArea-output:has(.cfnb-explorer)").last  # the second display
-        explorer.scroll_into_view_if_needed()
-        drawing = explorer.locator(".cfnb-explorer-drawing")
+    with fresh_page(chromium) as page:
+        open_lab(page, base, token)
+        yield page
 
-        shown = {}
-        for name in ("functional", "lowered", "gradient"):
-            explorer.locator("button.cfnb-view", has_text=name).click()
-            page.wait_for_function("([el, v]) => el.querySelector(`button.cfnb-view.cfnb-active`).textContent === v",
-                                   arg=[explorer.element_handle(), name])
-            shown[name] = drawing.inner_html()
-        assert len(set(shown.values())) == 3
-        assert "While" in shown["functional"] and "StackPushV2" in shown["gradient"]
 
-        slider = explorer.locator("input.cfnb-slider")
-        slider.fill("2")  # a range input: sets the value and fires `input`
-        assert _step(explorer) == 2
-        caption = explorer.locator(".cfnb-explorer-caption").inner_text()
-        assert caption.startswith("step 2: ") and "iteration" in caption or "root frame" in caption, caption
+def test_the_tour_explorer_works_in_chromium(lab_page):
+    page = lab_page
+    open_in_lab(page, "tour/00_tour.ipynb")
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function("() => document.querySelectorAll('.cfnb-explorer .cfnb-explorer-drawing svg')"
+                           ".length >= 2")
+    assert page.get_by_text("Would you like to get notified").count() == 0  # make lab's settings answer it
+    explorer = page.locator(".jp-OutputArea-output:has(.cfnb-explorer)").last  # the second display
+    explorer.scroll_into_view_if_needed()
+    drawing = explorer.locator(".cfnb-explorer-drawing")
 
-        explorer.locator("select.cfnb-speed").select_option("40")  # 25 steps/s
-        explorer.locator("button.cfnb-play").click()
-        page.wait_for_function("([el]) => parseInt(el.innerText) > 30",
-                               arg=[explorer.locator(".cfnb-readout").element_handle()], timeout=30_000)
-        explorer.locator("button.cfnb-play").click()  # pause
-        assert _firing_in_view(page, explorer) is True
-        step = _step(explorer)
-        assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step}: ")
+    shown = {}
+    for name in ("functional", "lowered", "gradient"):
+        explorer.locator("button.cfnb-view", has_text=name).click()
+        page.wait_for_function("([el, v]) => el.querySelector(`button.cfnb-view.cfnb-active`).textContent === v",
+                               arg=[explorer.element_handle(), name])
+        shown[name] = drawing.inner_html()
+    assert len(set(shown.values())) == 3
+    assert "While" in shown["functional"] and "StackPushV2" in shown["gradient"]
 
-        # stepping runs in the page: it goes on after the kernel is gone
-        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.sessionContext.session")
-        explorer.locator("button.cfnb-next").click()
-        assert _step(explorer) == step + 1
-        assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step + 1}: ")
+    slider = explorer.locator("input.cfnb-slider")
+    slider.fill("2")  # a range input: sets the value and fires `input`
+    assert _step(explorer) == 2
+    caption = explorer.locator(".cfnb-explorer-caption").inner_text()
+    assert caption.startswith("step 2: ") and "iteration" in caption or "root frame" in caption, caption
+
+    explorer.locator("select.cfnb-speed").select_option("40")  # 25 steps/s
+    explorer.locator("button.cfnb-play").click()
+    page.wait_for_function("([el]) => parseInt(el.innerText) > 30",
+                           arg=[explorer.locator(".cfnb-readout").element_handle()], timeout=30_000)
+    explorer.locator("button.cfnb-play").click()  # pause
+    assert _firing_in_view(page, explorer) is True
+    step = _step(explorer)
+    assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step}: ")
+
+    # stepping runs in the page: it goes on after the kernel is gone
+    page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+    page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.sessionContext.session")
+    explorer.locator("button.cfnb-next").click()
+    assert _step(explorer) == step + 1
+    assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step + 1}: ")
 
 
 def _executed_notebook(tmp_path, cells):
@@ -127,7 +149,7 @@ def _executed_notebook(tmp_path, cells):
     return nb
 
 
-def test_a_static_html_export_steps_with_no_kernel_and_no_network(tmp_path):
+def test_a_static_html_export_steps_with_no_kernel_and_no_network(chromium, tmp_path):
     """nbconvert's HTML of an executed notebook, opened from file:// with every http(s) request refused: the
     explorer's own HTML (drawings, trace and script all inside it) switches views and plays."""
     from nbconvert import HTMLExporter
@@ -136,7 +158,7 @@ def test_a_static_html_export_steps_with_no_kernel_and_no_network(tmp_path):
     nb.metadata.pop("widgets", None)  # without a widget manager (that would come from a CDN), the page shows
     page_path = tmp_path / "tour.html"  # the output's text/html: the explorer itself
     page_path.write_text(HTMLExporter().from_notebook_node(nb)[0])
-    with chromium(tmp_path) as page:
+    with fresh_page(chromium) as page:
         refused = []
         page.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
             ("file:", "blob:", "data:")) else (refused.append(route.request.url), route.abort()))
@@ -195,9 +217,9 @@ def _static_page(path, explorers):
     return path.as_uri()
 
 
-def test_student_explorers_are_readable_in_every_view(student_explorers, tmp_path):
+def test_student_explorers_are_readable_in_every_view(student_explorers, chromium, tmp_path):
     url = _static_page(tmp_path / "explorers.html", student_explorers)
-    with chromium(tmp_path, width=1100, height=900) as page:
+    with fresh_page(chromium, width=1100, height=900) as page:
         page.goto(url)
         page.wait_for_function(f"() => document.querySelectorAll('.cfnb-explorer svg').length === "
                                f"{len(student_explorers)}")
@@ -248,33 +270,25 @@ def _pictures_expected(nb_path):
                if {"image/svg+xml", "image/png", "application/vnd.jupyter.widget-view+json"} & set(out.get("data", {})))
 
 
-def test_notebooks_opened_unrun_and_untrusted_show_readable_pictures(lab, tmp_path):
-    base, token, served = lab
-    with chromium(tmp_path) as page:
-        problems = []
-        for k, nb_path in enumerate(sorted((served / "notebooks").glob("*.ipynb"))):
-            expected = _pictures_expected(nb_path)
-            if k == 0:  # a fresh JupyterLab, then each notebook opened in it in turn (one page load, not twelve)
-                open_notebook(page, base, token, f"notebooks/{nb_path.name}", kernel=False)
-            else:
-                open_in_lab(page, f"notebooks/{nb_path.name}")
-            selector = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img"
-            try:
-                page.wait_for_function(f"() => [...document.querySelectorAll('{selector}')]"
-                                       f".filter(i => i.complete).length >= {expected}", timeout=20_000)
-            except sync_api.TimeoutError:
-                pass  # counted below
-            images = page.locator(selector)
-            shown = images.count()
-            if shown < expected:
-                problems.append(f"{nb_path.name}: {shown} of {expected} pictures show")
-            for k in range(shown):
-                img = images.nth(k)
-                img.scroll_into_view_if_needed()
-                m = page.evaluate(MEASURE_JS, img.element_handle())
-                if not m["loaded"] or m.get("cut") or (m.get("minTextPx") or 99) < MIN_TEXT_PX - 0.01:
-                    problems.append(f"{nb_path.name} picture {k}: {m.get('width'):.0f} px wide, "
-                                    f"text {m.get('minTextPx')} px, cut off {m.get('cut')}, loaded {m['loaded']}")
-            texts = page.locator(".jp-OutputArea-output").all_inner_texts()
-            problems += [f"{nb_path.name}: shows {t.strip()[:60]!r}" for t in texts if t.strip().startswith("<cfnb ")]
-        assert problems == [], "\n".join(problems)
+def test_notebooks_opened_unrun_and_untrusted_show_readable_pictures(lab, lab_page):
+    _, _, served = lab
+    page, problems = lab_page, []
+    selector = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output img"
+    for nb_path in sorted((served / "notebooks").glob("*.ipynb")):
+        expected = _pictures_expected(nb_path)
+        open_in_lab(page, f"notebooks/{nb_path.name}", kernel=False)
+        try:
+            page.wait_for_function(f"() => [...document.querySelectorAll('{selector}')]"
+                                   f".filter(i => i.complete).length >= {expected}", timeout=20_000)
+        except sync_api.TimeoutError:
+            pass  # counted below
+        measured = page.evaluate(MEASURE_ALL_JS, selector)  # every cell is rendered (jupyterlab(): no windowing)
+        if len(measured) < expected:
+            problems.append(f"{nb_path.name}: {len(measured)} of {expected} pictures show")
+        for k, m in enumerate(measured):
+            if not m["loaded"] or m.get("cut") or (m.get("minTextPx") or 99) < MIN_TEXT_PX - 0.01:
+                problems.append(f"{nb_path.name} picture {k}: {m.get('width'):.0f} px wide, "
+                                f"text {m.get('minTextPx')} px, cut off {m.get('cut')}, loaded {m['loaded']}")
+        texts = page.locator(".jp-OutputArea-output").all_inner_texts()
+        problems += [f"{nb_path.name}: shows {t.strip()[:60]!r}" for t in texts if t.strip().startswith("<cfnb ")]
+    assert problems == [], "\n".join(problems)
