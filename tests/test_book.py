@@ -8,12 +8,15 @@ no console error and fetches nothing from the network, every figure is at most a
 with its smallest text at least 9 px, and on the tour's first explorer "lowered" changes the drawing and Play
 moves the highlighted node, with no kernel. The browser tests are skipped, with the reason, without Chromium.
 """
+import contextlib
+import functools
+import io
 import json
 import pathlib
 import re
-import subprocess
 import sys
 import urllib.parse
+import warnings
 
 import pytest
 
@@ -71,19 +74,32 @@ def test_a_chapter_is_presented_with_its_card_and_exercise_notes():
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):
-    """The site, built as `make book` builds it (warnings and unresolved references are errors)."""
+    """The site, built as `make book` builds it (warnings and unresolved references are errors), by Sphinx's own
+    command-line entry point run in this process: a `python -m sphinx` of its own would import Sphinx, myst-nb and
+    nbformat's schema checkers again (about 4 of its 11 CPU-seconds)."""
+    from sphinx.cmd.build import build_main
     if not (ROOT / "build" / "book-js" / "require.js").is_file():
         pytest.fail("build/book-js/ holds no widget scripts: run `make setup` (tools/vendor_book_js.py) first")
     out = tmp_path_factory.mktemp("book")
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-n", "-q", "-b", "html", "-c", "docs",
-           "-d", str(out / "doctrees"), ".", str(out / "html")]
-    built = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    assert built.returncode == 0, f"the book does not build:\n{built.stdout}\n{built.stderr}"
+    args = ["-W", "--keep-going", "-n", "-q", "-b", "html", "-c", str(ROOT / "docs"), "-d", str(out / "doctrees"),
+            str(ROOT), str(out / "html")]
+    with contextlib.redirect_stdout(io.StringIO()) as stdout, contextlib.redirect_stderr(io.StringIO()) as stderr, \
+            warnings.catch_warnings():
+        for category in (DeprecationWarning, PendingDeprecationWarning):  # hidden, as `python -m sphinx` hides them
+            warnings.simplefilter("ignore", category)
+        code = build_main(args)
+    assert code == 0, f"the book does not build:\n{stdout.getvalue()}\n{stderr.getvalue()}"
     return out / "html"
 
 
 def _page(site, path):
-    return bs4.BeautifulSoup((site / path).read_text(encoding="utf-8"), "html.parser")
+    """A page of the site, parsed once for all the tests that read it (they only read it)."""
+    return _parsed(site / path)
+
+
+@functools.cache
+def _parsed(file):
+    return bs4.BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
 
 
 def _text(node):
@@ -244,14 +260,14 @@ def _figure_problems(figures, page_name):
 
 
 @pytest.fixture(scope="module")
-def chromium(tmp_path_factory):
+def chromium():
     """One headless Chromium for this file's browser tests; every request off this machine is refused and
     recorded in `page.fetched`. Closed after this file's tests: Playwright's sync API keeps an asyncio loop
     running in this thread while it is open, which later tests (IPython's shell, other Playwright tests)
     must not inherit."""
     if browser.CHROMIUM is None:
         pytest.skip("Chromium is not installed (sudo apt-get install chromium)")
-    with browser.chromium(tmp_path_factory.mktemp("chromium")) as page:
+    with browser.chromium() as page:
         page.fetched = []
         page.route(re.compile(r"^(https?|wss?)://"),
                    lambda route: (page.fetched.append(route.request.url), route.abort()))
