@@ -1,10 +1,11 @@
 """The course's key drawings, measured in Debian's Chromium the way a learner sees them.
 
 The building cells of chapters 02, 05, 06, 07, 08 and 10 run, unchanged, in a real IPython shell (the notebooks'
-own code, read from the .ipynb files), and every SVG figure they show is put into a page at a notebook's output
-width, 960 px: as an `<img>` (how JupyterLab shows an SVG output: at its natural size, cut off past the edge) and
-inline (so the browser can say how big each text is on screen). Each must be at most 960 px wide with no text
-below 9 px at the default zoom, and `cfnb.viz.measure` must agree with the browser.
+own code, read from the .ipynb files), and every SVG figure they show is put into one page (each in a shadow root
+of its own) at a notebook's output width, 960 px: as an `<img>` (how JupyterLab shows an SVG output: at its
+natural size, cut off past the edge) and inline (so the browser can say how big each text is on screen). Each must
+be at most 960 px wide with no text below 9 px at the default zoom, and `cfnb.viz.measure` must agree with the
+browser.
 
 Needs Chromium (`apt-get install chromium`) and the `test` extra (playwright); Playwright's own browser download is
 never used. Skipped, with the reason, when either is missing.
@@ -14,13 +15,12 @@ import pathlib
 import shutil
 
 import pytest
+from browser import CHROMIUM, chromium  # tests/browser.py: Chromium as the browser tests launch it
 
 import cfnb
 from cfnb import viz
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-CHROMIUM = next(filter(None, map(shutil.which, BROWSERS)), None)
 CHAPTERS = ("02_while_loop_lowered", "05_cond_gradients", "06_while_gradients", "07_functional_while_if",
             "08_python_to_graphs", "10_distributed")
 
@@ -33,17 +33,31 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
 nbformat = pytest.importorskip("nbformat", reason="nbformat is not installed (pip install -e '.[test]')")
 
-# The smallest text on screen: font size times the text's scale from the SVG's viewBox and transforms.
-MEASURE_JS = """() => {
-  const svg = document.querySelector('#inline svg'), img = document.querySelector('#img');
-  let font = Infinity;
-  for (const t of svg.querySelectorAll('text')) {
-    const m = t.getScreenCTM();
-    font = Math.min(font, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b));
-  }
-  return {width: svg.getBoundingClientRect().width, img: img.naturalWidth, font: font};
+# Every figure on one page, each in a shadow root of its own (an SVG's <style> stays inside it): as an <img> in a
+# 960 px column and inline. Its smallest text on screen: font size times the text's scale from the SVG's viewBox
+# and transforms.
+MEASURE_JS = """async (svgs) => {
+  const shown = svgs.map((svg) => {
+    const host = document.createElement('section');
+    document.body.append(host);
+    const root = host.attachShadow({mode: 'open'});
+    root.innerHTML = '<div style="width:960px"><img></div><div class="inline"></div>';
+    root.querySelector('.inline').innerHTML = svg;
+    const img = root.querySelector('img');
+    img.src = 'data:image/svg+xml,' + encodeURIComponent(svg);
+    return {root, img};
+  });
+  await Promise.all(shown.map(({img}) => img.decode().catch(() => null)));
+  return shown.map(({root, img}) => {
+    const svg = root.querySelector('.inline svg');
+    let font = Infinity;
+    for (const t of svg.querySelectorAll('text')) {
+      const m = t.getScreenCTM();
+      font = Math.min(font, parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b));
+    }
+    return {width: svg.getBoundingClientRect().width, img: img.naturalWidth, font: font};
+  });
 }"""
-
 
 def _figures_of(ip, chapter):
     """(cell label, SVG) for every SVG figure the chapter's cells show, run in `ip`."""
@@ -80,22 +94,11 @@ def figures(ip):
 
 def test_every_key_figure_fits_the_page_with_readable_text(figures):
     assert all(figures[c] for c in CHAPTERS), {c: len(f) for c, f in figures.items()}
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-        try:
-            page = browser.new_page(viewport={"width": 1000, "height": 800})
-            measured = {}
-            for chapter in CHAPTERS:
-                for label, svg in figures[chapter]:
-                    page.set_content('<div style="width:960px"><img id="img"></div><div id="inline"></div>')
-                    page.evaluate("svg => { document.querySelector('#inline').innerHTML = svg; document."
-                                  "querySelector('#img').src = 'data:image/svg+xml,' + encodeURIComponent(svg); }",
-                                  svg)
-                    page.wait_for_function("() => document.querySelector('#img').complete")
-                    measured[label] = (page.evaluate(MEASURE_JS), viz.measure(svg))
-        finally:
-            browser.close()
+    labels, svgs = zip(*(figure for chapter in CHAPTERS for figure in figures[chapter]))
+    with chromium(width=1000, height=800) as page:
+        page.set_content("<!doctype html><html><body></body></html>")
+        measured = {label: (m, viz.measure(svg)) for label, svg, m in
+                    zip(labels, svgs, page.evaluate(MEASURE_JS, list(svgs)))}
     bad = {k: m for k, (m, _) in measured.items() if max(m["width"], m["img"]) > 960.5 or m["font"] < 9 - 0.01}
     assert not bad, f"figures cut off or with text below 9 px: {bad}"
     for label, (m, ours) in measured.items():  # cfnb.viz.measure says what the browser says
