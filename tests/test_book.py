@@ -102,6 +102,13 @@ def _parsed(file):
     return bs4.BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _forget_parsed_pages():
+    """The parsed pages (tens of MB) are kept for this file's tests only."""
+    yield
+    _parsed.cache_clear()
+
+
 def _text(node):
     return " ".join(node.get_text().split())
 
