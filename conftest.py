@@ -6,13 +6,23 @@ Why: nbval imports nbformat, nbformat imports jsonschema, and jsonschema imports
 installed (jupyter_server's `jsonschema[format-nongpl]` installs it), a module that builds an Earley parser of RFC
 3987 as it is imported: 3.4 CPU-seconds in every pytest process, the controller and each xdist worker. jsonschema
 asks it only when a schema checks the "iri" format, which nbformat's schemas never do; the stand-in imports the real
-module the first time it is asked, so nothing answers differently. tests/conftest.py holds the shared fixtures.
+module the first time it is asked, so nothing answers differently.
+
+It also gives every test process, and the notebook kernels nbval starts, one BLAS thread (`OPENBLAS_NUM_THREADS`,
+`MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs one xdist worker per core, and a
+multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against each
+other (chapter 09's RNN runs: 4.8 CPU-s with two BLAS threads on this 2-core machine, 0.22 with one). Which kernel
+runs is left alone (OPENBLAS_CORETYPE: see benchmarks/README.md). tests/conftest.py holds the shared fixtures.
 """
 import functools
 import importlib
 import importlib.util
+import os
 import sys
 import types
+
+for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
 
 def _defer_rfc3987_syntax():
