@@ -25,23 +25,11 @@ def _files_kept_together():
             if SHARED_FIXTURE.search(p.read_text(encoding="utf-8"))}
 
 
-# test_graph_def.py's tests of one recorded GraphDef (`recorded(mode, name)`, cached per worker): parsing its text
-# format takes about 50 ms of pure-Python protobuf, 15 CPU-seconds for the 322 files, which each worker paid again
-# when a program's three execution paths went to different workers.
-RECORDED_GRAPH_DEF = re.compile(r"tests/test_graph_def\.py::test_(?:"
-                                r"tensorflow_graph_def_imports_and_runs\[(v[12])-\w+?-"  # [mode-executor-name]
-                                r"|exported_graph_def_is_tensorflows_node_for_node\[)(\w+)\]")  # [name], of v1
-
-
 def scope_of(nodeid, kept_together):
     """The unit of work a test goes to a worker in: its file for a notebook's cell (nbval runs a notebook's cells in
-    order in one kernel) or a file in `kept_together`; the recorded GraphDef it reads for test_graph_def.py's
-    imports and node-for-node exports (`RECORDED_GRAPH_DEF`); the test itself otherwise."""
+    order in one kernel) or a file in `kept_together`; the test itself otherwise."""
     path = nodeid.split("::")[0]
-    if path.endswith(".ipynb") or path in kept_together:
-        return path
-    recorded = RECORDED_GRAPH_DEF.fullmatch(nodeid)
-    return f"{path}::recorded[{recorded[1] or 'v1'}-{recorded[2]}]" if recorded else nodeid  # v1: node for node
+    return path if path.endswith(".ipynb") or path in kept_together else nodeid
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -1,14 +1,16 @@
 """The GraphDef bridge against TensorFlow's own GraphDefs (tests/conformance/graph_defs/, written by TensorFlow 2.21
 through tests/conformance/record_graph_defs.py; TensorFlow itself is never imported here).
 
-* import: every recorded GraphDef (the whole conformance set, control flow v1 and v2) imports into cfnb and runs on
-  the three execution paths with TensorFlow's answers (expected_tf.json);
-* export: for the programs whose node list is already TensorFlow's (test_conformance.IDENTICAL_GRAPHS), cfnb's
-  `as_graph_def()` is TensorFlow's recorded GraphDef node for node: name, op, inputs, device and attrs;
+* import: every recorded GraphDef (the whole conformance set, control flow v1 and v2) imports into cfnb and runs
+  with TensorFlow's answers (expected_tf.json): on one of the three execution paths in `make test` (a different one
+  per program, tests/sampling.py), on all three in `make test-all`;
+* export: every program's GraphDef exported by cfnb imports back with TensorFlow's answers (in one control-flow
+  version in `make test`, both in `make test-all`); for the programs whose node list is already TensorFlow's
+  (test_conformance.IDENTICAL_GRAPHS), cfnb's `as_graph_def()` is TensorFlow's recorded GraphDef node for node:
+  name, op, inputs, device and attrs;
 * files: write_graph / read_graph, FileWriter's event file read back with summary_iterator;
 * refusals: an op cfnb lacks is named with its node; without the tensorboard extra the error says what to install.
 """
-import functools
 import gzip
 import json
 import pathlib
@@ -25,17 +27,19 @@ from cfnb.graph_def.protos import pb
 
 HERE = pathlib.Path(__file__).parent / "conformance"
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from sampling import rotated  # noqa: E402
 from test_conformance import EXECUTORS, EXPECTED, IDENTICAL_GRAPHS, mismatches, programs  # noqa: E402
 
 MANIFEST = json.loads((HERE / "graph_defs" / "manifest.json").read_text())
 MODES = ["v1", "v2"]
 
 
-@functools.cache
 def recorded(mode, name):
-    """TensorFlow's GraphDef of program `name` under control flow `mode`."""
-    with gzip.open(HERE / "graph_defs" / mode / f"{name}.pbtxt.gz", "rt") as f:
-        return pb().text_format.Parse(f.read(), cfnb.GraphDef())
+    """TensorFlow's GraphDef of program `name` under control flow `mode` (binary: record_graph_defs.py says why)."""
+    graph_def = cfnb.GraphDef()
+    with gzip.open(HERE / "graph_defs" / mode / f"{name}.pb.gz", "rb") as f:
+        graph_def.ParseFromString(f.read())
+    return graph_def
 
 
 def imported(graph_def):
@@ -44,15 +48,6 @@ def imported(graph_def):
     with graph.as_default():
         cfnb.import_graph_def(graph_def, name="")
     return graph
-
-
-@functools.lru_cache(maxsize=1)
-def imported_recorded(mode, name):
-    """TensorFlow's GraphDef of program `name` imported once for its three execution paths, which make test's
-    scheduler runs one after another on one worker (tests/conftest.py, scope_of): a Session keeps its variables and
-    executors to itself and runs a copy where it lowers or optimizes (Session._runnable, _optimized), so each path
-    still runs the graph as imported."""
-    return imported(recorded(mode, name))
 
 
 def run_imported(graph_def, entry, config=None, options=None, run_metadata=None, graph=None):
@@ -75,16 +70,16 @@ def test_every_program_has_a_recorded_graph_def():
         assert not missing, f"run tests/conformance/record_graph_defs.py again; missing in {mode}: {missing}"
 
 
-@pytest.mark.parametrize("name", list(programs.PROGRAMS))
-@pytest.mark.parametrize("executor", list(EXECUTORS))
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("mode", "executor", "name"), [
+    *rotated(list(programs.PROGRAMS), [("v1", e) for e in EXECUTORS], salt=0),
+    *rotated(list(programs.PROGRAMS), [("v2", e) for e in EXECUTORS], salt=1)])
 def test_tensorflow_graph_def_imports_and_runs(mode, executor, name):
     """(v1 hessians_cond_*: TensorFlow's tf.hessians loop reads a loop invariant from a cond's gradient, dead while
     the loop runs; the static schedule used to return the whole loop dead, see fastpath.codegen.emit_child_call.)"""
     want = EXPECTED[mode][name]
     if "error" in want:
         pytest.skip(f"TensorFlow itself fails: {want['error'][:200]}")
-    graph = imported_recorded(mode, name)
+    graph = imported(recorded(mode, name))
     version = graph.version
     _, got = run_imported(None, MANIFEST[mode][name], cfnb.ConfigProto(**EXECUTORS[executor]), graph=graph)
     assert graph.version == version, "running the imported graph changed it"
@@ -120,8 +115,7 @@ def test_exported_graph_def_is_tensorflows_node_for_node(name):
         assert a == b, f"node {a[0]}:\n cfnb       {a}\n TensorFlow {b}"
 
 
-@pytest.mark.parametrize("name", list(programs.PROGRAMS))
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("mode", "name"), rotated(list(programs.PROGRAMS), [(m,) for m in MODES]))
 def test_exported_graph_def_imports_back_with_tensorflows_answers(mode, name):
     """cfnb's own export, imported into a fresh cfnb graph, still gives TensorFlow's answers: the GraphDef keeps
     everything the program needs (functions, attrs, the expansions of cfnb-only ops)."""
@@ -298,20 +292,3 @@ def test_tensorflows_export_check_is_recorded():
         assert set(check[mode]) == set(programs.PROGRAMS)
         ok = sum(v == "ok" for v in check[mode].values())
         assert check["counts"][mode].startswith(f"{ok} of ")
-
-
-def test_the_tests_of_one_recorded_graph_def_go_to_one_worker(request):
-    """`make test`'s scheduler (tests/conftest.py, scope_of) gives the tests that read one recorded GraphDef one scope,
-    so each xdist worker parses each file once: a program's three execution paths, and for v1 the node-for-node
-    export."""
-    from conftest import scope_of
-    readers = ("test_tensorflow_graph_def_imports_and_runs", "test_exported_graph_def_is_tensorflows_node_for_node")
-    scopes = {}
-    for item in request.session.items:
-        if item.nodeid.startswith("tests/test_graph_def.py::") and item.originalname in readers:
-            params = item.callspec.params
-            scopes.setdefault((params.get("mode", "v1"), params["name"]), set()).add(scope_of(item.nodeid, set()))
-    if not scopes:
-        pytest.skip("none of the readers of a recorded GraphDef was collected with this test")
-    assert all(len(s) == 1 for s in scopes.values()), {k: s for k, s in scopes.items() if len(s) > 1}
-    assert len({s.pop() for s in scopes.values()}) == len(scopes)

@@ -9,7 +9,8 @@ goes through placement, partitioning with control loops, one executor thread per
 functions' device requests are set aside, with a warning), and the graph around it is partitioned.
 The "pooled" modes send every stateless kernel to its device's inter-op worker pool (runtime/inter_op.py), not only
 the expensive ones, so that results coming back from workers in any order meet every control-flow construct.
-Seeds are fixed, so a failure reproduces."""
+Seeds are fixed, so a failure reproduces. `make test` runs each program in one of the five modes, `make test-all`
+in all of them (tests/sampling.py)."""
 import pathlib
 import random
 import sys
@@ -24,6 +25,7 @@ from cfnb.runtime import inter_op
 # test_conformance as pytest imports it (as test_graph_def does): loading it again by path under another name built
 # every conformance program a second time at collection (its finite-difference list), in every worker.
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from sampling import rotated  # noqa: E402
 from test_conformance import EXPECTED, mismatches, programs  # noqa: E402
 
 DEVICES = ["/cpu:0", "/device:CPU:1", "/job:localhost/replica:0/task:0/device:CPU:2"]
@@ -54,10 +56,10 @@ def run_placed(build, mode, seed):
 
 MODES = ["v1", "v2", "v2 strict", "v1 pooled", "v2 pooled"]
 # Pooled, the 10,000-iteration counter sends every kernel of every iteration through a worker pool (25 s on two
-# cores): `make test-all` runs it (the `long` mark); `make test` runs it unpooled, and pools every other program.
-LONG = {("v1 pooled", "t13_long_counter"), ("v2 pooled", "t13_long_counter")}
-CASES = [pytest.param(mode, name, id=f"{mode}-{name}", marks=[pytest.mark.long] if (mode, name) in LONG else [])
-         for mode in MODES for name in programs.PROGRAMS]
+# cores): only `make test-all` runs it so (the `long` mark). `make test` runs each program in one mode, a different
+# one per program (tests/sampling.py); `make test-all` in all five.
+LONG = {(("v1 pooled",), "t13_long_counter"), (("v2 pooled",), "t13_long_counter")}
+CASES = rotated(list(programs.PROGRAMS), [(mode,) for mode in MODES], salt=2, long=LONG)
 
 
 @pytest.mark.parametrize(("mode", "name"), CASES)

@@ -44,13 +44,19 @@ def strict_gpu():
         yield cfnb.ConfigProto(device_count={"GPU": 1})
 
 
-@pytest.mark.parametrize("mode", ["v1", "v2"])
-def test_conformance_on_gpu(mode, gpu_backend):
+# `make test` runs the even-numbered programs in v1 and the odd-numbered ones in v2 (tests/sampling.py says why);
+# `make test-all` runs every program in both.
+HALVES = [pytest.param(mode, half, id=f"{mode}-{('even', 'odd')[half]}", marks=[] if half == k else [pytest.mark.long])
+          for k, mode in enumerate(["v1", "v2"]) for half in (0, 1)]
+
+
+@pytest.mark.parametrize(("mode", "half"), HALVES)
+def test_conformance_on_gpu(mode, half, gpu_backend):
     was_v2 = cfnb.control_flow_v2_enabled()
     (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
     problems, ran = [], 0
     try:
-        for name, build in programs.PROGRAMS.items():
+        for name, build in list(programs.PROGRAMS.items())[half::2]:
             want = EXPECTED[mode].get(name)
             if want is None or "error" in want:
                 continue
@@ -67,7 +73,7 @@ def test_conformance_on_gpu(mode, gpu_backend):
                     problems.append(f"{name}/{key}: {value.tolist()} != TensorFlow's {expected.tolist()}")
     finally:
         (cfnb.enable_control_flow_v2 if was_v2 else cfnb.disable_control_flow_v2)()
-    assert ran > 100
+    assert ran > 60
     assert not problems, "\n".join(problems)
 
 

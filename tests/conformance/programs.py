@@ -72,6 +72,11 @@ def run_program(tf, build, config=None):
     """Build `build` in a fresh graph with module `tf` and run it (in a Session made with `config`):
     {key: numpy array}. `None` fetches are left out."""
     graph, fetches, feeds, init, _ = build_program(tf, build)
+    return run_built(tf, graph, fetches, feeds, init, config)
+
+
+def run_built(tf, graph, fetches, feeds, init, config=None):
+    """Run a program `build_program` built, in a new Session made with `config`: {key: numpy array}."""
     with graph.as_default(), tf.Session(graph=graph, config=config) as sess:
         if init is not None:
             sess.run(init)
