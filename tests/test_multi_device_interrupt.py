@@ -115,3 +115,27 @@ def test_deadline_stops_every_device(version, placement, how):
     # The run really was partitioned: this is the multi-device path, not the single-device one.
     sess.run(finite, {x: 2.0}, options=tf.RunOptions(output_partition_graphs=True), run_metadata=meta)
     assert len(meta.partition_graphs) == 2
+
+
+@pytest.mark.parametrize("placement", ["body_on_b", "loop_on_a"])
+def test_ctrl_c_while_the_devices_start_stops_the_device_already_running(version, placement, monkeypatch):
+    """A Ctrl-C can land inside `Thread.start()` of the second device, after the first device's thread began looping:
+    that first device must stop too (it used to loop on in the background). Here the interrupt is raised there on
+    purpose, right after the second thread has started, so the case is tested on every run, not by chance."""
+    x, endless, finite, want = endless_loop(placement)
+    sess = tf.Session(config=tf.ConfigProto(device_count=TWO_CPUS))
+    real_start, devices = threading.Thread.start, []
+
+    def start(thread):
+        real_start(thread)
+        if thread.name.startswith("cfnb /job:"):
+            devices.append(thread)
+            if len(devices) == 2:
+                raise KeyboardInterrupt  # what a Ctrl-C landing in start()'s wait for the new thread raises
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        sess.run(endless, {x: 2.0})
+    monkeypatch.undo()
+    assert len(devices) == 2
+    _check_stopped_and_reusable(sess, x, finite, want)
