@@ -28,3 +28,12 @@ def rotated(names, paths, salt=0, long=()):
 def kept(params):
     """The params `make test` runs (those without the `long` mark)."""
     return [p for p in params if not any(m.name == "long" for m in p.marks)]
+
+
+def halves(modes=("v1", "v2")):
+    """pytest params `(mode, half)` for a test that loops over a program list itself (`programs[half::2]`):
+    `make test` runs the even-numbered programs in the first mode and the odd-numbered ones in the second (every
+    program once), `make test-all` both halves in every mode."""
+    return [pytest.param(mode, half, id=f"{mode}-{('even', 'odd')[half]}",
+                         marks=[] if half == k % 2 else [pytest.mark.long])
+            for k, mode in enumerate(modes) for half in (0, 1)]

@@ -10,6 +10,7 @@ on top. A layer that needs something from above is lent it at import time throug
 upward. This test reads every `import` statement, including those inside functions, with `ast`.
 """
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -44,12 +45,16 @@ def _resolve(importer, is_package, node):
     return [f"{target}.{a.name}" for a in node.names] + [target]
 
 
+def _modules():
+    """{module name: path} of every module of cfnb/ and magics/."""
+    return {_module_name(path): path for top in ("cfnb", "magics") for path in sorted((ROOT / top).rglob("*.py"))}
+
+
+@functools.cache
 def _imports():
-    """{module: {imported module}} for every module of cfnb/ and magics/, imports in functions included."""
-    modules = {}
-    for top in ("cfnb", "magics"):
-        for path in sorted((ROOT / top).rglob("*.py")):
-            modules[_module_name(path)] = path
+    """{module: {imported module}} for every module of cfnb/ and magics/, imports in functions included: parsed on
+    first use, not as pytest collects this file (every xdist worker collects every file)."""
+    modules = _modules()
     graph = {}
     for name, path in modules.items():
         targets = set()
@@ -65,7 +70,7 @@ def _imports():
     return graph
 
 
-GRAPH = _imports()
+ENGINE_MODULES = sorted(m for m in _modules() if m.startswith("cfnb"))
 
 
 def _layer(module):
@@ -82,15 +87,16 @@ def _owner(module):
 
 
 def test_the_walk_sees_the_whole_engine():
-    assert len([m for m in GRAPH if m.startswith("cfnb")]) > 60
-    assert "cfnb.ops.array_ops" in GRAPH["cfnb.ops.while_context"]
-    assert "cfnb.framework.ops" in GRAPH["cfnb.runtime.session"]
+    graph = _imports()
+    assert len([m for m in graph if m.startswith("cfnb")]) > 60 and sorted(graph) == sorted(_modules())
+    assert "cfnb.ops.array_ops" in graph["cfnb.ops.while_context"]
+    assert "cfnb.framework.ops" in graph["cfnb.runtime.session"]
 
 
-@pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("cfnb")))
+@pytest.mark.parametrize("module", ENGINE_MODULES)
 def test_imports_point_down(module):
     upward = []
-    for target in sorted(GRAPH[module]):
+    for target in sorted(_imports()[module]):
         if target in ENGINE_MUST_NOT_IMPORT:
             upward.append(f"{target} (the engine never imports the notebook stack)")
             continue
@@ -146,7 +152,7 @@ def _cycles(graph):
 def test_no_import_cycles():
     # A package's __init__ importing its own modules is how a package is built, not a cycle.
     graph = {m: {t for t in ts if not (t == _owner(m) or (m.endswith("__init__") and t.startswith(m)))}
-             for m, ts in GRAPH.items()}
+             for m, ts in _imports().items()}
     graph = {m: {t for t in ts if not m.startswith(t + ".") and not t.startswith(m + ".")
                  and (m, t.split(".")[0]) not in ALLOWED_UPWARD} for m, ts in graph.items()}
     assert _cycles(graph) == []

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sampling import halves
 
 import cfnb
 from cfnb.framework.registry import register_op
@@ -46,11 +47,7 @@ def strict_gpu():
 
 # `make test` runs the even-numbered programs in v1 and the odd-numbered ones in v2 (tests/sampling.py says why);
 # `make test-all` runs every program in both.
-HALVES = [pytest.param(mode, half, id=f"{mode}-{('even', 'odd')[half]}", marks=[] if half == k else [pytest.mark.long])
-          for k, mode in enumerate(["v1", "v2"]) for half in (0, 1)]
-
-
-@pytest.mark.parametrize(("mode", "half"), HALVES)
+@pytest.mark.parametrize(("mode", "half"), halves())
 def test_conformance_on_gpu(mode, half, gpu_backend):
     was_v2 = cfnb.control_flow_v2_enabled()
     (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()

@@ -184,29 +184,7 @@ class MultiDeviceExecutor:
                                                 args=(executor, rendezvous, trace, deadline, failures, stopped[-1])))
             if trace is not None:
                 trace.resume_all()
-            for t in threads:
-                t.start()
-            token = None if cancellation is None else cancellation.register_callback(
-                lambda: rendezvous.abort(errors.CancelledError(None, None, cancellation.error.message)))
-            # The caller waits on Events, never inside Thread.join: a KeyboardInterrupt that lands in join can
-            # mark a still-running thread as stopped (CPython's bpo-45274 handling), and a later join would then
-            # return while the device still runs.
-            try:
-                for done in stopped:
-                    while not done.wait(0.05):
-                        pass
-            except KeyboardInterrupt:
-                # Ctrl-C: cancel the run on every device (TensorFlow's StartAbort); each executor sees it at its
-                # next transfer or within 1024 firings, and its thread ends before the interrupt propagates.
-                rendezvous.abort(errors.CancelledError(None, None, "Run interrupted (KeyboardInterrupt)."))
-                for done in stopped:
-                    done.wait()
-                for t in threads:
-                    t.join()
-                raise
-            finally:
-                if token is not None:
-                    cancellation.deregister_callback(token)
+            self._start_and_wait(threads, stopped, rendezvous, cancellation)
             for t in threads:
                 t.join()
             self.sends = rendezvous.sends
@@ -221,6 +199,44 @@ class MultiDeviceExecutor:
                                     f"computed live. It was dead: it lies on the untaken side of a Switch (for "
                                     f"example a cond branch that was not taken), so it carries no value.")
             return list(results)
+
+    @staticmethod
+    def _start_and_wait(threads, stopped, rendezvous, cancellation):
+        """Start every device's thread and wait until each has stopped. `cancellation` (Session.close() from
+        another thread) and Ctrl-C abort the rendezvous, which stops every device (TensorFlow's StartAbort).
+
+        The caller waits on Events, never inside Thread.join: a KeyboardInterrupt that lands in join can mark a
+        still-running thread as stopped (CPython's bpo-45274 handling), and a later join would then return while the
+        device still runs. Starting the threads is inside the same guard: a Ctrl-C that lands while the second
+        device's thread starts must still stop the first, which would otherwise loop on in the background."""
+        begun = []
+        token = None
+        try:
+            for t in threads:
+                begun.append(t)  # before start(): a Ctrl-C inside start() may land after the thread began
+                t.start()
+            token = None if cancellation is None else cancellation.register_callback(
+                lambda: rendezvous.abort(errors.CancelledError(None, None, cancellation.error.message)))
+            for done in stopped:
+                while not done.wait(0.05):
+                    pass
+        except KeyboardInterrupt:
+            # Ctrl-C: cancel the run on every device; each executor sees it at its next transfer or within 1024
+            # firings, and its thread ends before the interrupt propagates.
+            rendezvous.abort(errors.CancelledError(None, None, "Run interrupted (KeyboardInterrupt)."))
+            for t, done in zip(begun, stopped):
+                waited = 0.0
+                while not done.wait(0.05):
+                    waited += 0.05
+                    if t.ident is None and waited >= 1.0:
+                        break  # the Ctrl-C landed in start() before the thread began: it never will
+            for t in begun:
+                if t.ident is not None:
+                    t.join()
+            raise
+        finally:
+            if token is not None:
+                cancellation.deregister_callback(token)
 
     @staticmethod
     def _run_device(executor, rendezvous, trace, deadline, failures, stopped):
