@@ -1,5 +1,6 @@
 """tensor_util.constant_value / constant_value_as_shape: the values shape functions may read at build time."""
 import numpy as np
+import pytest
 
 import cfnb as tf
 from cfnb.framework.tensor_util import constant_value, constant_value_as_shape
@@ -31,3 +32,15 @@ def test_shared_subgraphs_are_evaluated_once_and_large_values_never():
     np.testing.assert_array_equal(constant_value(tf.stack([c, 2])), [1, 2])
     big = tf.fill(tf.constant([2000, 2000]), 1.0)
     assert constant_value(tf.reduce_sum(big)) is None
+
+
+def test_check_value_fits_follows_tensorflows_table_for_strings_and_handles():
+    """TensorFlow's `_AssertCompatible`: a string dtype takes str and bytes only; dtypes with no Python values
+    (resource, variant handles) have no rule, so nothing is refused there."""
+    from cfnb.framework.tensor_util import check_value_fits
+    assert tf.constant(["ab", b"c"], dtype=tf.string).dtype == tf.string
+    with pytest.raises(TypeError, match="Expected string, but got 3 of type 'int'."):
+        tf.constant(3, dtype=tf.string)
+    assert check_value_fits(object(), tf.variant) is None
+    with pytest.raises(TypeError, match="Expected int32, but got ab of type 'str'."):
+        check_value_fits("ab", tf.int32)
