@@ -7,12 +7,12 @@ import re
 
 import numpy as np
 import pytest
-from conftest import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import cfnb as tf
 from cfnb.runtime.fastpath.schedule import compile_static
+from conftest import run
 
 
 def _both(fetches, feeds=None):
