@@ -4,10 +4,10 @@ import weakref
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.runtime.fastpath import buffer_forwarding
-from conftest import run
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ import textwrap
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
-from conftest import run
 
 
 def _ops(g=None):

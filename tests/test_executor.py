@@ -5,11 +5,11 @@ static schedule accepts, on both paths.
 """
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.framework import errors
 from cfnb.ops import control_flow_ops as cf
-from conftest import run
 
 
 def c(v):

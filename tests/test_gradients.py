@@ -3,11 +3,11 @@ import textwrap
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.framework.graph_text import graph_to_text
 from cfnb.testing import check_gradients
-from conftest import run
 
 
 def _grad_ops(prefix="gradients"):

@@ -1,10 +1,10 @@
 """numpy on tensors: ufuncs and functions through numpy's protocols, ndarray's methods, refusals."""
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.ops.numpy_dispatch import getitem
-from conftest import run
 
 RNG = np.random.default_rng(7)
 A = RNG.normal(size=(3, 4))

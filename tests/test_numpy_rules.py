@@ -4,9 +4,9 @@ import re
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
-from conftest import run
 
 
 @pytest.fixture

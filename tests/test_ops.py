@@ -5,10 +5,10 @@ Expected op types, dtypes and error types are TensorFlow 2.21's (`tf.compat.v1`,
 """
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.framework import errors
-from conftest import run
 
 F = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], np.float32)
 I = np.array([[7, -3, 2], [-8, 5, 4]], np.int32)  # noqa: E741

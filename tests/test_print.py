@@ -7,9 +7,9 @@ import sys
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
-from conftest import run
 
 HERE = pathlib.Path(__file__).parent / "conformance"
 RECORDED = json.loads((HERE / "print_tensorflow.json").read_text())

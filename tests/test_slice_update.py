@@ -6,11 +6,11 @@ import weakref
 
 import numpy as np
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb.ops import numpy_functions as npf
 from cfnb.runtime import slice_update
-from conftest import run
 
 
 @pytest.fixture

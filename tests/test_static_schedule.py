@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from running import run
 
 import cfnb as tf
 from cfnb.runtime.fastpath.schedule import compile_static
-from conftest import run
 
 
 def _both(fetches, feeds=None):

@@ -2,10 +2,10 @@
 import re
 
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb import viz
-from conftest import run
 
 
 def _nested_loop():

@@ -4,11 +4,11 @@ import re
 import shutil
 
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb import viz
 from cfnb.passes.lowering import lower_functional_ops
-from conftest import run
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed")
 SANITIZE = re.compile(r'id="(a_)?(node|edge|clust|graph)\d+(_\d+)?"')  # notebooks/nbval_sanitize.cfg

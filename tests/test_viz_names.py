@@ -1,13 +1,13 @@
 """The student's names on drawings: carried through lowering and the v1 rebuild as `_cfnb_var_name`, recovered
 from the graph API's tensor names, shown on gradient nodes and history stacks (cfnb.viz.names, passes/)."""
 import pytest
+from running import run
 
 import cfnb as tf
 from cfnb import viz
 from cfnb.passes.lowering import lower_functional_ops
 from cfnb.passes.to_v1 import rebuild_v1
 from cfnb.viz.names import Names, forward_name, user_named
-from conftest import run
 
 
 def _newton_v2():
