@@ -122,7 +122,7 @@ def test_regression_programs_on_strict_gpu(strict_gpu):
                     continue
                 want = reliab.EXPECTED[mode][name]
                 (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
-                _, values, error = reliab.run(build, strict_gpu)
+                _, values, error = reliab.run(build, {"strict-gpu": strict_gpu})["strict-gpu"]
                 ran += 1
                 if "error" in want:
                     if error is None or type(error[1]).__name__ != want["error"]["type"]:
