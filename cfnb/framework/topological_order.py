@@ -31,12 +31,15 @@ def topological_order(nodes, inputs_of, check=None):
     position = {n: k for k, n in enumerate(nodes)}
     pending = [0] * len(nodes)
     consumers = [[] for _ in nodes]
+    position_of = position.get
     for k, n in enumerate(nodes):
+        waits = 0
         for src in inputs_of(n):
-            j = position.get(src)
+            j = position_of(src)
             if j is not None:
-                pending[k] += 1
+                waits += 1
                 consumers[j].append(k)
+        pending[k] = waits
     ready = [k for k, p in enumerate(pending) if not p]  # increasing: already a heap
     order = []
     while ready:
@@ -55,8 +58,11 @@ def topological_order(nodes, inputs_of, check=None):
 def op_inputs(op, feeds=frozenset()):
     """What Operation `op` waits for: the producers of its inputs (a fed tensor waits for nothing; a Merge does not
     wait for its NextIteration) and its control inputs."""
-    srcs = [t.op for t in op._inputs if t not in feeds and not is_back_edge(t.op.type, op.type)]
-    srcs.extend(op._control_inputs)
+    if op._type in _MERGES:  # is_back_edge, tested once per op rather than once per input (op_order is hot)
+        srcs = [t._op for t in op._inputs if t not in feeds and t._op._type not in _NEXT_ITERATIONS]
+    else:
+        srcs = [t._op for t in op._inputs if t not in feeds]
+    srcs += op._control_inputs
     return srcs
 
 
