@@ -15,7 +15,9 @@ returns what it did. Writing one: find a pattern in a `loop_frames.FrameView` of
 after each change), change the copy with `graph_edit` (`Builder` makes nodes in a frame, `rewrite.reroute` moves
 consumers and fetches to a new tensor), say in `has_work` when the pattern is there, and add the module to
 `PIPELINE`. The graph is copied only when some pass has work: the passes before the first that has any would find
-nothing on the copy either, so they are not run; a graph no pass changes is returned as it is, uncopied.
+nothing on the copy either, so they are not run; a graph no pass changes is returned as it is, uncopied. What the
+passes leave unread is pruned from the copy in place (`graph_edit.prune_copy`), which leaves it exactly as a second
+copy of the needed nodes would be, without making one.
 
 A graph with no while loop is returned as it is. Strict functional runs (`lower_functional_ops=False`) are not
 optimized: their `While` bodies are functions called whole, not frames of the graph.
