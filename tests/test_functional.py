@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 import cfnb as tf
 from cfnb.passes.lowering import lower_functional_ops
+from cfnb.passes.output_liveness import _inputs_used, body_dependencies
 from cfnb.passes.pruning import prune
 
 
@@ -131,6 +132,25 @@ def test_inference_on_a_graph_built_with_gradients_prunes_the_accumulators():
         assert any(op.type == push for op in removed) and not any(op.type == push for op in kept)
         assert not any(op.name.startswith("gradients") for op in kept)
     tf.disable_control_flow_v2()
+
+
+def test_a_while_bodys_dependencies_come_from_one_walk_as_from_one_walk_per_output(v2):
+    """output_liveness.body_dependencies (one walk of the body for every loop variable) answers what a walk from
+    each output answers: the inputs it reads and whether a stateful op is on its way (a gradient loop's
+    accumulators, a loop variable that depends on another, one that reads none, a stateful op)."""
+    x = tf.placeholder(tf.float32, [])
+    i, a, b, c = tf.while_loop(lambda i, a, b, c: i < 3,
+                               lambda i, a, b, c: (i + 1, a * b, tf.sin(b), tf.Print(c, [c]) + 1.0),
+                               [0, x, x + 1.0, tf.constant(0.0)])
+    tf.gradients(tf.gradients(a, x), x)
+    whiles = [op for op in tf.get_default_graph().get_operations() if op.type == "While"]
+    bodies = [w.get_attr("body") for w in whiles]
+    assert any(len(body.outputs) > 6 for body in bodies)  # the forward loop carries accumulators
+    for body in bodies:
+        got = body_dependencies(body)
+        assert got == [_inputs_used(body, [t]) for t in body.outputs]
+    forward = body_dependencies(bodies[0])
+    assert forward[3] == ({3, 4}, False) and forward[4] == ({4}, False) and forward[5][1]
 
 
 @pytest.mark.parametrize("make", [

@@ -176,3 +176,29 @@ def test_a_lowered_functional_loop_costs_what_the_v1_loop_costs():
     v1, v2 = loop_lines(False), loop_lines(True)
     assert not any(line.startswith("_ = k") or re.fullmatch(r"v\d+ = [mv]\d+", line) for line in v2), v2
     assert len(v2) == len(v1) + 1  # while_v2's own iteration counter (TensorFlow's loop_counter) is one more add
+
+
+def test_a_schedule_compiled_once_for_two_sessions_still_names_its_failing_node():
+    """Two Sessions running one graph generate the same source, which Python compiles once (schedule._compiled);
+    each schedule keeps its own file name, by which a failing kernel's line, and so its node, is found."""
+    tf.reset_default_graph()
+    d = tf.placeholder(tf.int64, [])
+    out = tf.while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t // (d - i)),
+                        [tf.constant(np.int64(0)), tf.constant(np.int64(10))])
+    schedules, messages = [], []
+    for _ in range(2):
+        sess = tf.Session()
+        meta = tf.RunMetadata()
+        sess.run(out, {d: 9}, run_metadata=meta)
+        schedules.append(meta.static_schedule)
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(out, {d: 3})
+        messages.append(info.value.message)
+    first, second = schedules
+    assert first is not second and first.source == second.source
+    assert first._filename != second._filename
+    assert first._namespace["run_root"].__code__.co_filename == first._filename
+    assert second._namespace["run_root"].__code__.co_filename == second._filename
+    for message in messages:
+        assert "Integer division by zero" in message
+        assert "[[node while/floordiv (FloorDiv) in frame 'while/while_context', iteration 3]]" in message

@@ -32,13 +32,49 @@ class _Ops:
         return self._ops
 
 
-def copy_graph(graph, fetches, targets=()):
-    """(copy, {tensor: copied tensor}, {op: copied op}) of the ops `fetches` and `targets` need, names kept."""
-    keep = needed_ops(list(fetches), list(targets), set())
+def copy_graph(graph, fetches, targets=(), keep=None):
+    """(copy, {tensor: copied tensor}, {op: copied op}) of the ops `fetches` and `targets` need, names kept.
+    `keep`: those ops, when the caller has already found them (`needed_ops(fetches, targets, set())`)."""
+    keep = needed_ops(list(fetches), list(targets), set()) if keep is None else keep
     lowering = _Lowering()
     tmap, opmap = lowering.copy(_Ops([op for op in graph.get_operations() if op in keep]), {})
     lowering.graph.dtype_rules = graph.dtype_rules
     return lowering.graph, tmap, opmap
+
+
+def prune_copy(copy, fetches, targets=()):
+    """Keep in `copy` (a graph `copy_graph` made) only the ops `fetches` and `targets` need, in the order and with
+    the edges a fresh `copy_graph(copy, fetches, targets)` would give them (op ids, consumer and control-output
+    lists, devices), in place: the optimizer drops what its passes left unread without copying every node a second
+    time (Grappler prunes its item the same way, `ModelPruner`, before the graph goes to the executor). Returns
+    False, changing nothing, when the needed ops hold a cycle: `copy_graph` keeps those nodes where the compiler
+    reports them."""
+    keep = needed_ops(list(fetches), list(targets), set())
+    order, unordered = op_order([op for op in copy._ops if op in keep])
+    if unordered:
+        return False
+    copy._ops, copy._counter = order, len(order)
+    copy._ops_by_name = {op._name: op for op in order}
+    copy._names_in_use = {op._name.lower(): 1 for op in order}
+    for op in order:
+        op._control_outputs = []
+        for t in op._outputs:
+            t._consumers = []
+    placed, back_edges = set(), []
+    for k, op in enumerate(order, start=1):  # as `_Lowering.copy` creates the copies: inputs, control inputs
+        op._id, op._device = k, copy._scoped_device(op._device)
+        for t in op._inputs:
+            if t._op in placed:
+                t._consumers.append(op)
+            else:  # a loop's back edge: the copy connects it after every node is made
+                back_edges.append((op, t))
+        for c in op._control_inputs:
+            c._control_outputs.append(op)
+        placed.add(op)
+    for op, t in back_edges:
+        t._consumers.append(op)
+    copy._version += 1
+    return True
 
 
 class Look:
@@ -48,15 +84,16 @@ class Look:
     exactly what it would find on a fresh copy. Grappler's optimizers likewise return early ("Nothing to do")
     before they touch the item's graph."""
 
-    def __init__(self, graph, outputs, targets, fed, memory_limit=None):
+    def __init__(self, graph, outputs, targets, fed, memory_limit=None, needed=None):
         self.graph, self.outputs, self.targets, self.fed = graph, list(outputs), list(targets), set(fed)
         self.memory_limit = memory_limit
+        self._needed = needed  # needed_ops(outputs, targets, set()), when the optimizer has it already
         self._view = None
 
     def view(self):
         """The FrameView of the needed ops, in the copy's order (made once: a Look never changes the graph)."""
         if self._view is None:
-            needed = needed_ops(self.outputs, self.targets, set())
+            needed = self._needed if self._needed is not None else needed_ops(self.outputs, self.targets, set())
             order, unordered = op_order([op for op in self.graph.get_operations() if op in needed])
             self._view = FrameView(order + unordered)
         return self._view

@@ -84,12 +84,13 @@ class FrameView:
 
     def __init__(self, ops):
         self.ops = list(ops)
-        self.consumers = {op: [] for op in self.ops}
-        for op in self.ops:
-            for t in op.inputs:
-                self.consumers.setdefault(t.op, []).append(op)
-            for c in op.control_inputs:
-                self.consumers.setdefault(c, []).append(op)
+        consumers = self.consumers = {op: [] for op in self.ops}
+        for op in self.ops:  # a view is made per pass and per change: read the op's own fields, not its properties
+            for src in [t._op for t in op._inputs] + op._control_inputs:
+                if src in consumers:
+                    consumers[src].append(op)
+                else:
+                    consumers[src] = [op]
         self.frame_of, self.parent_of = self._frames()
         self.loops = {}
         for op in self.ops:
@@ -103,18 +104,18 @@ class FrameView:
 
     def _frames(self):
         frame_of, parent_of = {}, {ROOT: None}
-        queue = deque(op for op in self.ops if not op.inputs and not op.control_inputs)
+        queue = deque(op for op in self.ops if not op._inputs and not op._control_inputs)
         for op in queue:
             frame_of[op] = ROOT
         while queue:
             op = queue.popleft()
             frame = frame_of[op]
-            out = op.get_attr("frame_name") if op.type == "Enter" else \
-                (parent_of.get(frame) or ROOT) if op.type == "Exit" else frame
+            out = op.get_attr("frame_name") if op._type == "Enter" else \
+                (parent_of.get(frame) or ROOT) if op._type == "Exit" else frame
             for c in self.consumers.get(op, ()):
                 if c in frame_of:
                     continue
-                if c.type == "Enter":
+                if c._type == "Enter":
                     frame_of[c] = c.get_attr("frame_name")
                     parent_of.setdefault(frame_of[c], out)
                 else:

@@ -306,9 +306,10 @@ class _Lowering:
         self.result.op_map[op] = node
         for t, new in zip(op.outputs, outputs):
             self.result.tensor_map[t] = new
-        for lowered in self.graph.get_operations():
-            if lowered.name.startswith(name + "/"):
-                self.result.origin.setdefault(lowered.name, (op.name, ""))
+        scope, origin = name + "/", self.result.origin
+        for lowered in self.graph._ops:  # every op so far: a copied op of the While's name scope is its too
+            if lowered._name.startswith(scope) and lowered._name not in origin:
+                origin[lowered._name] = (op.name, "")
 
 
 def lower_functional_ops(graph):

@@ -15,7 +15,9 @@ returns what it did. Writing one: find a pattern in a `loop_frames.FrameView` of
 after each change), change the copy with `graph_edit` (`Builder` makes nodes in a frame, `rewrite.reroute` moves
 consumers and fetches to a new tensor), say in `has_work` when the pattern is there, and add the module to
 `PIPELINE`. The graph is copied only when some pass has work: the passes before the first that has any would find
-nothing on the copy either, so they are not run; a graph no pass changes is returned as it is, uncopied.
+nothing on the copy either, so they are not run; a graph no pass changes is returned as it is, uncopied. What the
+passes leave unread is pruned from the copy in place (`graph_edit.prune_copy`), which leaves it exactly as a second
+copy of the needed nodes would be, without making one.
 
 A graph with no while loop is returned as it is. Strict functional runs (`lower_functional_ops=False`) are not
 optimized: their `While` bodies are functions called whole, not frames of the graph.
@@ -23,7 +25,7 @@ optimized: their `While` bodies are functions called whole, not frames of the gr
 from typing import NamedTuple
 
 from . import accumulation_batching, loop_fission, loop_invariant_motion, stack_push_removal
-from .graph_edit import Look, Rewrite, copy_graph
+from .graph_edit import Look, Rewrite, copy_graph, prune_copy
 from .pruning import needed_ops
 from .rewriter_config import RewriterConfig
 
@@ -62,19 +64,22 @@ def optimize(graph, fetches, feeds=(), targets=(), config=None, traced=False, me
     needed = needed_ops(fetches + feeds, targets, set())
     if not passes or not any(op.type == "Enter" for op in needed) or _functional(needed):
         return OptimizedGraph(graph, {}, {}, {})
-    look = Look(graph, fetches + feeds, targets, feeds, memory_limit)
+    look = Look(graph, fetches + feeds, targets, feeds, memory_limit, needed)
     first = next((k for k, p in enumerate(passes) if p.has_work(look)), len(passes))
     if first == len(passes):
         return OptimizedGraph(graph, {}, {}, {p.NAME: [] for p in passes})
-    copy, tmap, opmap = copy_graph(graph, fetches + feeds, targets)
+    copy, tmap, opmap = copy_graph(graph, fetches + feeds, targets, needed)
     rewrite = Rewrite(copy, [tmap[t] for t in fetches + feeds], [opmap[op] for op in targets],
                       [tmap[t] for t in feeds], memory_limit)
     rewrites = {p.NAME: p.run(rewrite) if k >= first else [] for k, p in enumerate(passes)}
     if not any(rewrites.values()):
         return OptimizedGraph(graph, {}, {}, rewrites)
-    final, tmap2, opmap2 = copy_graph(copy, rewrite.outputs, rewrite.targets)  # without the nodes left unread
+    if prune_copy(copy, rewrite.outputs, rewrite.targets):  # without the nodes left unread
+        tmap2, opmap2 = {x: x for x in rewrite.outputs}, {x: x for x in rewrite.targets}
+    else:
+        copy, tmap2, opmap2 = copy_graph(copy, rewrite.outputs, rewrite.targets)
     tensor_map = {t: tmap2[x] for t, x in zip(fetches + feeds, rewrite.outputs)}
-    return OptimizedGraph(final, tensor_map, {op: opmap2[x] for op, x in zip(targets, rewrite.targets)}, rewrites)
+    return OptimizedGraph(copy, tensor_map, {op: opmap2[x] for op, x in zip(targets, rewrite.targets)}, rewrites)
 
 
 def _functional(ops):

@@ -16,6 +16,7 @@ accumulator output dead, so the forward loop need not fill it. A loop variable w
 computation is stateful is always needed: a body's side effects happen whatever is fetched.
 """
 from ..framework.registry import get_op_def
+from ..framework.topological_order import op_order
 from .pruning import needed_ops
 
 WHILE_TYPES = ("While", "StatelessWhile")
@@ -30,13 +31,34 @@ def _inputs_used(func_graph, outputs):
     return used, stateful
 
 
-def needed_loop_vars(while_op, live_ports):
-    """The loop variables a `While` must carry for outputs `live_ports` (a sorted list)."""
+def body_dependencies(body):
+    """`_inputs_used(body, [out])` for every output of `body`, as [(used, stateful)], from one walk of the body in
+    topological order (each op's inputs as a bit mask, the union of its producers'), not one walk per loop variable:
+    a gradient's While carries an accumulator per intermediate, and a walk each made the rule quadratic. A body the
+    walk cannot order (a cycle, an input from outside it) gets one walk per output."""
+    index = {ph.op: k for k, ph in enumerate(body.inputs)}
+    order, unordered = op_order(body.get_operations())
+    masks = {}  # op -> (bit mask of the inputs it depends on, whether a stateful op is on the way)
+    for op in [] if unordered else order:
+        mask, stateful = 1 << index[op] if op in index else 0, get_op_def(op._type).stateful
+        for src in [t._op for t in op._inputs] + op._control_inputs:
+            if src not in masks:
+                return [_inputs_used(body, [t]) for t in body.outputs]
+            mask |= masks[src][0]
+            stateful = stateful or masks[src][1]
+        masks[op] = (mask, stateful)
+    if unordered or any(t._op not in masks for t in body.outputs):
+        return [_inputs_used(body, [t]) for t in body.outputs]
+    return [({k for k in range(mask.bit_length()) if mask >> k & 1}, stateful)
+            for mask, stateful in (masks[t._op] for t in body.outputs)]
+
+
+def needed_loop_vars(while_op, live_ports, dependencies=None):
+    """The loop variables a `While` must carry for outputs `live_ports` (a sorted list). `dependencies`: the body's
+    `body_dependencies`, when the caller has them already."""
     cond, body = while_op.get_attr("cond"), while_op.get_attr("body")
-    n = len(body.outputs)
     deps = []
-    for k in range(n):
-        used, stateful = _inputs_used(body, [body.outputs[k]])
+    for k, (used, stateful) in enumerate(dependencies or body_dependencies(body)):
         deps.append(used)
         if stateful:
             live_ports = set(live_ports) | {k}
@@ -59,7 +81,7 @@ def live_outputs(ops, fetch_tensors, target_ops, feed_set):
     op_set = set(ops)
     live = {op: set() for op in ops}
     active = set()
-    needed_vars = {}
+    needed_vars, body_deps = {}, {}
     work = []
 
     def use(t):
@@ -83,7 +105,9 @@ def live_outputs(ops, fetch_tensors, target_ops, feed_set):
         for c in op._control_inputs:
             activate(c)
         if op.type in WHILE_TYPES and op not in active:
-            vars_now = needed_loop_vars(op, live[op])
+            if op not in body_deps:  # the body does not change while this walk runs: one walk of it per While
+                body_deps[op] = body_dependencies(op.get_attr("body"))
+            vars_now = needed_loop_vars(op, live[op], body_deps[op])
             if needed_vars.get(op) == vars_now:
                 continue
             needed_vars[op] = vars_now

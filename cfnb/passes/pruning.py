@@ -12,17 +12,20 @@ def needed_ops(fetch_tensors, target_ops, feed_set, inputs_of=None):
     """Ops needed for the fetches and targets, walking data and control inputs; stops at feeds. `inputs_of(op)`,
     when given, is what an op reads instead of its own inputs (runtime/slice_update.py's fused updates)."""
     seen = set()
-    stack = [t.op for t in fetch_tensors if t not in feed_set] + list(target_ops)
+    stack = [t._op for t in fetch_tensors if t not in feed_set] + list(target_ops)
     while stack:
         op = stack.pop()
         if op in seen:
             continue
         seen.add(op)
-        for t in op._inputs if inputs_of is None else inputs_of(op):
-            if t not in feed_set:
-                stack.append(t.op)
-        # A control edge from a fed op waits for the feed instead (the op itself does not run).
-        stack.extend(c for c in op._control_inputs if not (c._outputs and all(t in feed_set for t in c._outputs)))
+        inputs = op._inputs if inputs_of is None else inputs_of(op)
+        if feed_set:
+            stack += [t._op for t in inputs if t not in feed_set]
+            # A control edge from a fed op waits for the feed instead (the op itself does not run).
+            stack += [c for c in op._control_inputs if not (c._outputs and all(t in feed_set for t in c._outputs))]
+        else:  # nothing fed (the optimizer's copies): every input and control input is needed
+            stack += [t._op for t in inputs]
+            stack += op._control_inputs
     return seen
 
 

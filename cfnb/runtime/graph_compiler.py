@@ -165,10 +165,10 @@ def _make_items(ops, feed_tensors, fetch_tensors, updates):
     items = []
     item_of_op = {}
     for op in ops:
-        item = NodeItem(len(items), op, op.name, _KIND_OF_TYPE.get(op.type, NORMAL))
+        item = NodeItem(len(items), op, op._name, _KIND_OF_TYPE.get(op._type, NORMAL))
         item.num_inputs = len(slice_update.inputs_of(op, updates))
         item.num_outputs = len(op._outputs)
-        item.multi_output = get_op_def(op.type).multi_output
+        item.multi_output = get_op_def(op._type).multi_output
         if item.kind == ENTER:
             item.frame_name = op.get_attr("frame_name")
             item.is_constant = op.get_attr("is_constant")

@@ -28,7 +28,9 @@ This module is the run-time half: it runs the generated code and, when a kernel 
 node from the failing line of the generated code (each kernel line carries its node id in a
 comment, so the generated code spends nothing on bookkeeping while nothing fails).
 """
+import functools
 import itertools
+import types
 
 import numpy as np
 
@@ -142,8 +144,23 @@ def compile_static(exe, check=None):
     if check is not None:
         check()
     filename = f"<cfnb static schedule {next(_serial)}>"
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - our own generated code
+    exec(_named(_compiled(source), filename), namespace)  # noqa: S102 - our own generated code
     line_nodes = {n: int(line.rsplit("# @", 1)[1]) for n, line in enumerate(source.split("\n"), start=1)
                   if "# @" in line}
     namespace["_line_nodes"] = line_nodes  # int_overflow.overflow_call finds the running node by its line
     return StaticSchedule(exe, source, namespace, forwarded, filename, line_nodes)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(source):
+    """Python's code for generated `source`. The same graph run on several paths or in several Sessions generates the
+    same source, and `compile` is the costliest step of making a schedule: the code, which depends on nothing but
+    the text, is made once (a str cannot change under the cache)."""
+    return compile(source, "<cfnb static schedule>", "exec")
+
+
+def _named(code, filename):
+    """`code` (and the functions defined in it) under `filename`: each schedule's own name, by which `_locate`
+    finds its lines in a traceback."""
+    consts = tuple(_named(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
