@@ -188,10 +188,14 @@ MEASURE_JS = r"""
 # MEASURE_JS on every element `selector` finds, in one call (not two round trips per picture).
 MEASURE_ALL_JS = "(selector) => [...document.querySelectorAll(selector)].map(" + MEASURE_JS.strip() + ")"
 
-# Is element `target` (the firing node) inside the visible part of its scroll box?
-VISIBLE_IN_BOX_JS = """
-([target, box]) => {
-  const r = target.getBoundingClientRect(), b = box.getBoundingClientRect();
+# Is the firing node of the explorer in `root` (an element holding one explorer, or the document) inside the
+# visible part of its scroll box? null when no node fires (the step's node is not drawn in this view).
+FIRING_IN_VIEW_JS = """
+(root) => {
+  const explorer = root.querySelector('.cfnb-explorer'), firing = explorer.dataset.firing;
+  if (!firing) return null;
+  const box = explorer.querySelector('.cfnb-explorer-drawing');
+  const r = box.querySelector(`[id="${firing}"]`).getBoundingClientRect(), b = box.getBoundingClientRect();
   return r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom;
 }
 """
