@@ -274,7 +274,7 @@ def chromium():
     must not inherit."""
     if browser.CHROMIUM is None:
         pytest.skip("Chromium is not installed (sudo apt-get install chromium)")
-    with browser.chromium() as page:
+    with browser.chromium(height=browser.SHORT) as page:  # measured the same at 1000 px high
         page.fetched = []
         page.route(re.compile(r"^(https?|wss?)://"),
                    lambda route: (page.fetched.append(route.request.url), route.abort()))

@@ -32,6 +32,7 @@ from browser import (
     MEASURE_JS,
     MIN_TEXT_PX,
     ROOT,
+    SHORT,
     fresh_page,
     jupyterlab,
     launched,
@@ -90,7 +91,7 @@ def lab_page(lab, chromium):
     """JupyterLab loaded once (about 6 CPU-s of Chromium) in a fresh page, for the two JupyterLab tests: each
     opens its notebooks in it with `open_in_lab`, which closes whatever was open."""
     base, token, _ = lab
-    with fresh_page(chromium) as page:
+    with fresh_page(chromium, height=SHORT) as page:  # the pictures measure the same at 1000 px high
         open_lab(page, base, token)
         yield page
 
