@@ -42,8 +42,39 @@ def pytest_xdist_make_scheduler(config, log):
     kept_together = _files_kept_together()
 
     class Scheduling(LoadScopeScheduling):
+        """Cheaper for the controller than xdist's with a scope per test (measured on 6,000 empty tests under two
+        workers: controller 17.3 -> 8.5 CPU-s, each worker ~12 -> ~9): xdist keeps every finished scope in a
+        worker's `assigned_work` and counts the worker's pending tests over all of them on every report (and for
+        every worker each time it asks whether the run is finished), finds each test's index by searching the
+        collection, and sends a worker one scope per message. Here a finished scope leaves `assigned_work`,
+        indexes come from a dict, and a message carries up to 8 scopes while the queue is long (one near its end,
+        so the last tests still go to whichever worker is free)."""
+
+        def __init__(self, config, log=None):
+            super().__init__(config, log)
+            self._indexes = {}  # worker -> {nodeid: its index in the worker's collection}
+
         def _split_scope(self, nodeid):
             return scope_of(nodeid, kept_together)
+
+        def mark_test_complete(self, node, item_index, duration=0):
+            nodeid = self.registered_collections[node][item_index]
+            assigned = self.assigned_work[node]
+            scope = self._split_scope(nodeid)
+            assigned[scope][nodeid] = True
+            if all(assigned[scope].values()):
+                del assigned[scope]  # a crashed worker's unfinished scopes are what go back to the queue
+            self._reschedule(node)
+
+        def _assign_work_unit(self, node):
+            if node not in self._indexes:
+                self._indexes[node] = {nodeid: k for k, nodeid in enumerate(self.registered_collections[node])}
+            index, todo = self._indexes[node], []
+            while self.workqueue and len(todo) < min(8, len(self.workqueue) // 16 + 1):
+                scope, work_unit = self.workqueue.popitem(last=False)
+                self.assigned_work.setdefault(node, {})[scope] = work_unit
+                todo += [index[nodeid] for nodeid, done in work_unit.items() if not done]
+            node.send_runtest_some(todo)
 
     return Scheduling(config, log)
 

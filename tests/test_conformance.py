@@ -11,6 +11,7 @@ import pathlib
 
 import numpy as np
 import pytest
+from sampling import rotated
 
 import cfnb
 from cfnb.passes.lowering import has_functional_ops
@@ -135,12 +136,13 @@ FINITE_DIFFERENCE_PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("name", FINITE_DIFFERENCE_PROGRAMS)
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize(("mode", "name"), rotated(FINITE_DIFFERENCE_PROGRAMS, [(m,) for m in MODES]))
 def test_gradient_matches_finite_differences(mode, name, control_flow):
     """d(sum ys * grad_ys)/dx from cfnb's tf.gradients against central differences of cfnb's forward value, in
     float32 with a relative step and tolerance (programs.finite_difference_check). Programs whose calls pass
-    fd=False (stop_gradient, back_prop=False, a fed intermediate, a trip count near its boundary) are left out."""
+    fd=False (stop_gradient, back_prop=False, a fed intermediate, a trip count near its boundary) are left out.
+    A second oracle beside TensorFlow's answers, which test_program checks in both versions on every path: `make
+    test` checks each program in one version, alternating (tests/sampling.py), `make test-all` in both."""
     problems = programs.finite_difference_check(cfnb, programs.PROGRAMS[name])
     assert not problems, "\n".join(f"{what}: {problem}" for what, problem in problems)
 

@@ -6,13 +6,13 @@ from .compat_registry import case
 @case(key="Timed out waiting for notification")
 def endless_loop_run_timeout(tf, env):
     r = tf.while_loop(lambda i: i >= 0, lambda i: (i + 1) % 5, [tf.constant(0)])
-    return env.run(r, options=tf.RunOptions(timeout_in_ms=200))
+    return env.run(r, options=tf.RunOptions(timeout_in_ms=50))
 
 
 @case(key="Timed out waiting for notification")
 def endless_loop_operation_timeout(tf, env):
     r = tf.while_loop(lambda i: i >= 0, lambda i: (i + 1) % 5, [tf.constant(0)])
-    return env.run(r, config={"operation_timeout_in_ms": 200})
+    return env.run(r, config={"operation_timeout_in_ms": 50})
 
 
 @case(key="Timed out waiting for notification")
@@ -21,7 +21,7 @@ def endless_nested_loop_run_timeout(tf, env):
         j = tf.while_loop(lambda j: j < 3, lambda j: j + 1, [tf.constant(0)])
         return (i + j) % 7
     r = tf.while_loop(lambda i: i >= 0, body, [tf.constant(0)])
-    return env.run(r, options=tf.RunOptions(timeout_in_ms=200))
+    return env.run(r, options=tf.RunOptions(timeout_in_ms=50))
 
 
 # --- Errors as TensorFlow gives them ----------------------------------------------------------------

@@ -2,7 +2,8 @@
 
 A program is `def name(tf): ... return fetches, feeds`, written once against the tf.compat.v1 graph API. A fetch
 may be None: a gradient that does not exist is part of the answer (TensorFlow's None must be cfnb's None, never
-zeros). `run_program` builds and runs one the same way under TensorFlow (record_grad2.py) and cfnb (test_grad2.py):
+zeros). `run_program` builds and runs one the same way under TensorFlow (record_grad2.py) and cfnb (test_grad2.py, which
+builds it once for every path: `run_program_on_paths`):
 static shapes, then values, dtypes and shapes, or the error with the phase it came in.
 """
 import numpy as np
@@ -44,24 +45,34 @@ def _error(phase, e):
 def run_program(tf, build, config=None):
     """{"none": [fetches that are None], "static": {...}, "values"/"dtypes"/"shapes": {...}} or, where the framework
     refuses the program, {"error": {"phase", "type", "message"}} (with what was known before)."""
+    return run_program_on_paths(tf, build, {None: config})[None]
+
+
+def run_program_on_paths(tf, build, configs):
+    """{path: run_program's answer} for each config of `configs` ({path: ConfigProto}): the program is built once
+    and run in a Session of its own per path."""
     graph = tf.Graph()
     with graph.as_default():
         try:
             fetches, feeds = build(tf)
         except Exception as e:  # noqa: BLE001 - the error is the answer
-            return {"error": _error("build", e)}
+            return dict.fromkeys(configs, {"error": _error("build", e)})
         tensors = {k: v for k, v in fetches.items() if v is not None}
-        out = {"none": sorted(k for k, v in fetches.items() if v is None),
-               "static": {k: _static(t) for k, t in tensors.items()}}
-        try:
-            with tf.Session(graph=graph, config=config) as sess:
-                values = {k: np.asarray(v) for k, v in sess.run(tensors, feed_dict=feeds).items()}
-        except Exception as e:  # noqa: BLE001
-            out["error"] = _error("run", e)
-            return out
-    out.update(values={k: v.tolist() for k, v in values.items()}, dtypes={k: v.dtype.name for k, v in values.items()},
-               shapes={k: list(v.shape) for k, v in values.items()})
-    return out
+        known = {"none": sorted(k for k, v in fetches.items() if v is None),
+                 "static": {k: _static(t) for k, t in tensors.items()}}
+        results = {}
+        for path, config in configs.items():
+            out = results[path] = dict(known)
+            try:
+                with tf.Session(graph=graph, config=config) as sess:
+                    values = {k: np.asarray(v) for k, v in sess.run(tensors, feed_dict=feeds).items()}
+            except Exception as e:  # noqa: BLE001
+                out["error"] = _error("run", e)
+                continue
+            out.update(values={k: v.tolist() for k, v in values.items()},
+                       dtypes={k: v.dtype.name for k, v in values.items()},
+                       shapes={k: list(v.shape) for k, v in values.items()})
+    return results
 
 
 def _dense(tf, g):

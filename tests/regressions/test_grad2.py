@@ -14,7 +14,7 @@ from cfnb.framework.registry import register_op
 from cfnb.testing import check_gradients
 
 from . import grad2_programs  # noqa: F401 - registers the programs
-from .grad2_registry import CPUS, MODES, PROGRAMS, match_for, run_program
+from .grad2_registry import CPUS, MODES, PROGRAMS, match_for, run_program_on_paths
 
 EXPECTED = json.loads((pathlib.Path(__file__).parent / "grad2_tf.json").read_text())
 # v1: the static schedule and the tagged-token executor; v2 adds strict calls of the functional ops
@@ -32,19 +32,27 @@ def test_every_program_is_recorded():
         assert not missing, f"run tests/regressions/record_grad2.py again; missing in {mode}: {missing}"
 
 
-@pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("mode,name", CASES)
-def test_program_matches_tensorflow(mode, name, path):
-    if mode == "v1" and path == "strict":
-        pytest.skip("a v1 graph has no functional ops: strict calls are the static schedule")
+def test_program_matches_tensorflow(mode, name):
+    """Built once, run on every path (a v1 graph has no functional ops: strict calls are the static schedule, so v1
+    runs two); a failure names the path."""
     want = EXPECTED[mode][name]
     _set_mode(mode)
-    got = run_program(cfnb, PROGRAMS[name], cfnb.ConfigProto(device_count={"CPU": CPUS[name]}, **PATHS[path]))
+    configs = {path: cfnb.ConfigProto(device_count={"CPU": CPUS[name]}, **kw) for path, kw in PATHS.items()
+               if not (mode == "v1" and path == "strict")}
+    for path, got in run_program_on_paths(cfnb, PROGRAMS[name], configs).items():
+        try:
+            _check(want, got, match_for(name, mode))
+        except AssertionError as e:
+            raise AssertionError(f"on the {path} path: {e}") from None
+
+
+def _check(want, got, match):
     if "error" in want:
         expected, error = want["error"], got.get("error")
         assert error is not None, f"cfnb answered {got.get('values')}; TensorFlow raised {expected}"
         assert (error["phase"], error["type"]) == (expected["phase"], expected["type"]), error
-        assert match_for(name, mode) in error["message"], f"cfnb's message {error['message']!r}"
+        assert match in error["message"], f"cfnb's message {error['message']!r}"
     else:
         assert "error" not in got, f"cfnb raised {got['error']}"
     for key in ("none", "static"):

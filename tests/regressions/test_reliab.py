@@ -27,25 +27,30 @@ def static_shape(t):
     return None if t.shape.ndims is None else list(t.shape.as_list())
 
 
-def run(build, config):
-    """(static shapes or None, values or None, error or None) of `build` on cfnb, as record_reliab.record."""
+def run(build, configs):
+    """{path: (static shapes or None, values or None, error or None)} of `build` on cfnb, as record_reliab.record:
+    built once, then run on each path of `configs` in a Session of its own."""
     graph = cfnb.Graph()
     with graph.as_default():
         try:
             fetches, feeds = build(cfnb)
         except Exception as e:  # noqa: BLE001 - compared with TensorFlow's answer
-            return None, None, ("build", e)
+            return dict.fromkeys(configs, (None, None, ("build", e)))
         feeds = dict(feeds)
         init = feeds.pop(programs.INIT, None)
         static = {k: static_shape(t) for k, t in fetches.items()}
-        sess = cfnb.Session(graph=graph, config=config)
-        try:
-            if init is not None:
-                sess.run(init)
-            values = {k: np.asarray(v) for k, v in sess.run(fetches, feed_dict=feeds).items()}
-        except Exception as e:  # noqa: BLE001
-            return static, None, ("run", e)
-    return static, values, None
+        out = {}
+        for path, config in configs.items():
+            sess = cfnb.Session(graph=graph, config=config)
+            try:
+                if init is not None:
+                    sess.run(init)
+                values = {k: np.asarray(v) for k, v in sess.run(fetches, feed_dict=feeds).items()}
+            except Exception as e:  # noqa: BLE001
+                out[path] = (static, None, ("run", e))
+            else:
+                out[path] = (static, values, None)
+    return out
 
 
 def test_every_program_is_recorded():
@@ -54,12 +59,20 @@ def test_every_program_is_recorded():
         assert not missing, f"run tests/regressions/record_reliab.py again; missing in {mode}: {missing}"
 
 
-@pytest.mark.parametrize("executor", list(EXECUTORS))
 @pytest.mark.parametrize("mode,name", CASES)
-def test_program_matches_tensorflow(mode, name, executor):
+def test_program_matches_tensorflow(mode, name):
+    """Built once, run on every path (each in a Session of its own); a failure names the path."""
     want = EXPECTED[mode][name]
     (cfnb.enable_control_flow_v2 if mode == "v2" else cfnb.disable_control_flow_v2)()
-    static, values, error = run(programs.PROGRAMS[name], cfnb.ConfigProto(**EXECUTORS[executor]))
+    results = run(programs.PROGRAMS[name], {path: cfnb.ConfigProto(**kw) for path, kw in EXECUTORS.items()})
+    for path, (static, values, error) in results.items():
+        try:
+            _check(want, static, values, error, programs.match_for(name, mode))
+        except AssertionError as e:
+            raise AssertionError(f"on the {path} path: {e}") from None
+
+
+def _check(want, static, values, error, match):
     if "static" in want:
         assert static == want["static"], f"static shapes {static} != TensorFlow's {want['static']}"
     if "error" in want:
@@ -67,7 +80,6 @@ def test_program_matches_tensorflow(mode, name, executor):
         assert error is not None, f"cfnb answered {values}; TensorFlow raised {expected['type']}: {expected['message']}"
         phase, e = error
         assert (phase, type(e).__name__) == (expected["phase"], expected["type"]), f"cfnb: {phase} {e!r}"
-        match = programs.match_for(name, mode)
         assert match in str(e), f"cfnb's message {str(e)!r} lacks {match!r}"
         return
     assert error is None, f"cfnb raised at {error[0]} time: {error[1]!r}"
