@@ -157,7 +157,7 @@ def test_a_static_html_export_steps_with_no_kernel_and_no_network(chromium, tmp_
     nb.metadata.pop("widgets", None)  # without a widget manager (that would come from a CDN), the page shows
     page_path = tmp_path / "tour.html"  # the output's text/html: the explorer itself
     page_path.write_text(HTMLExporter().from_notebook_node(nb)[0])
-    with fresh_page(chromium) as page:
+    with fresh_page(chromium, height=SHORT) as page:
         refused = []
         page.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
             ("file:", "blob:", "data:")) else (refused.append(route.request.url), route.abort()))
@@ -275,7 +275,7 @@ def _check_classes(explorer, step, shown, where):
 
 def test_student_explorers_are_readable_in_every_view(student_explorers, chromium, tmp_path):
     url = _static_page(tmp_path / "explorers.html", student_explorers)
-    with fresh_page(chromium, width=1100, height=900) as page:
+    with fresh_page(chromium, width=1100, height=SHORT) as page:  # measured the same at 900 px high
         page.goto(url)
         page.wait_for_function(f"() => document.querySelectorAll('.cfnb-explorer svg').length === "
                                f"{len(student_explorers)}")
