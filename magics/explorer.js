@@ -291,6 +291,7 @@ class ExplorerView {
   }
 
   stop() {
+    if (this.timer === null) return;  // not playing: rewriting the button's text would dirty the layout
     clearInterval(this.timer);
     this.timer = null;
     this.ui.play.textContent = "\u25B6 play";
