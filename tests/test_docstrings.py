@@ -15,6 +15,7 @@ import inspect
 import pathlib
 
 import pytest
+from source_trees import parsed
 from test_reading_guide import NAMES
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -40,7 +41,7 @@ def _inherits_docstring(path, class_name, method):
 
 def _public_functions(path):
     """[(name, has docstring)] of the module's public functions and public methods of its public classes."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
             yield node.name, ast.get_docstring(node) is not None
@@ -62,7 +63,7 @@ def _undocumented():
 
 
 def _definition(path, dotted):
-    node = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    node = parsed(ROOT / path)
     for part in dotted.split("."):
         node = next(n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                     and n.name == part)

@@ -14,6 +14,7 @@ import functools
 import pathlib
 
 import pytest
+from source_trees import parsed, statements
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Rank of each cfnb subpackage: a module may import its own package or a lower rank, never a higher one.
@@ -58,7 +59,7 @@ def _imports():
     graph = {}
     for name, path in modules.items():
         targets = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        for node in statements(parsed(path)):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 for t in _resolve(name, path.name == "__init__.py", node):
                     # `from . import x` names module x; `from .m import f` names module m.
@@ -164,15 +165,15 @@ def test_the_cycle_finder_finds_a_cycle():
 
 def _docstring_lines(tree):
     """How many lines the docstrings of a module, its classes and functions take."""
-    nodes = [tree] + [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    nodes = [tree] + [n for n in statements(tree)
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     return sum(n.body[0].end_lineno - n.body[0].lineno + 1 for n in nodes if ast.get_docstring(n) is not None)
 
 
 def _module_lines(path):
     """A module's length without its docstrings: what a docstring says (why, and which TensorFlow function a rule
     mirrors, as tests/test_docstrings.py requires) is reading help, not more code to read."""
-    text = path.read_text()
-    return len(text.splitlines()) - _docstring_lines(ast.parse(text))
+    return len(path.read_text().splitlines()) - _docstring_lines(parsed(path))
 
 
 def test_no_module_of_the_engine_or_the_magic_is_past_500_lines():
@@ -203,7 +204,7 @@ def _functions(path):
                 walk(child, prefix + child.name + ".")
             elif isinstance(child, ast.ClassDef):
                 walk(child, prefix + child.name + ".")
-    walk(ast.parse(path.read_text(), str(path)), "")
+    walk(parsed(path), "")
     return out
 
 
@@ -220,3 +221,14 @@ def test_the_function_length_check_sees_nested_functions_and_methods(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("class A:\n    def f(self):\n        def g():\n            pass\n        return g\n")
     assert _functions(module) == [("A.f", 4), ("A.f.g", 2)]
+
+
+def test_the_statement_walk_finds_what_ast_walk_finds():
+    """source_trees.statements skips expressions: every import, function and class ast.walk finds, it finds."""
+    tree = ast.parse("import a\nclass C:\n    def f(self):\n        try:\n            import b\n        except E:\n"
+                     "            from c import d\n        finally:\n            def g(): pass\n"
+                     "match x:\n    case 1:\n        import e\n    case _:\n        if y:\n            import f\n"
+                     "        else:\n            async def h(): pass\n")
+    kinds = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    found = [n for n in statements(tree) if isinstance(n, kinds)]
+    assert len(found) == 9 and {id(n) for n in found} == {id(n) for n in ast.walk(tree) if isinstance(n, kinds)}

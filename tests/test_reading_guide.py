@@ -6,12 +6,12 @@ Name is a module-level function or class, or `Class.method`. The "Further readin
 way but not counted in the budget. Definitions are found with `ast`, never by importing.
 """
 import ast
-import functools
 import json
 import pathlib
 import re
 
 import pytest
+from source_trees import parsed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "docs" / "reading-guide.md"
@@ -47,9 +47,8 @@ NAMES = sorted({(path, name) for path, name in REF_RE.findall(TEXT) if name})
 NOTEBOOKS = sorted(set(NOTEBOOK_RE.findall(TEXT)))
 
 
-@functools.cache
 def _module(path):
-    return ast.parse((ROOT / path).read_text(encoding="utf-8"), filename=path)
+    return parsed(ROOT / path)
 
 
 def _definition_span(path, dotted):
