@@ -37,15 +37,37 @@ export function caption(data, step, key) {
   return text;
 }
 
-// For each element of `view`: the last firing (up to `step`) of the nodes it stands for.
-function lastFirings(data, step, view) {
-  const last = new Map();
-  for (let s = 0; s <= step && s < data.steps.length; s++) {
-    const row = data.steps[s];
-    const element = (data.nodes[row[0]][2][view] || [null])[0];
-    if (element !== null) last.set(element, row[3]);
+// Which elements of a drawing have fired, and whether their last firing was live, kept step by step: a
+// step forward applies one firing, a step back undoes one (each firing remembers what it replaced), so a
+// Play over n steps costs n updates, not the n^2 of recounting from step 0 at every step.
+class Firings {
+  constructor(data, key) {
+    this.data = data;
+    this.key = key;
+    this.last = new Map();   // element id -> live (0/1) of its last firing up to `step`
+    this.undo = [];          // per applied step: [element id, what `last` held before] (null: not drawn)
+    this.step = -1;
   }
-  return last;
+
+  // Move to `step`; returns the ids of the elements whose state changed.
+  moveTo(step) {
+    const changed = new Set(), steps = this.data.steps;
+    step = Math.min(step, steps.length - 1);
+    for (; this.step < step; ) {
+      const row = steps[++this.step];
+      const id = (this.data.nodes[row[0]][2][this.key] || [null])[0];
+      this.undo.push(id === null ? null : [id, this.last.get(id)]);
+      if (id !== null) { this.last.set(id, row[3]); changed.add(id); }
+    }
+    for (; this.step > step; this.step--) {
+      const entry = this.undo.pop();
+      if (entry === null) continue;
+      const [id, before] = entry;
+      if (before === undefined) this.last.delete(id); else this.last.set(id, before);
+      changed.add(id);
+    }
+    return changed;
+  }
 }
 
 function scaleFor(zoom, drawing, boxWidth) {
@@ -170,6 +192,11 @@ class ExplorerView {
       if (used.has(g.id)) this.elements.set(g.id, g);
     }
     for (const b of this.ui.views.querySelectorAll("button")) b.classList.toggle("cfnb-active", b.dataset.view === view);
+    this.firings = new Firings(this.data, key);
+    this.boxes = new Map();  // element id -> getBBox(), read once per drawing (restyling moves nothing)
+    this.marks = [];
+    this.firing = null;
+    for (const id of this.elements.keys()) this.styleElement(id);
     this.applyZoom();
   }
 
@@ -193,43 +220,68 @@ class ExplorerView {
   // Scroll the box (only the box, not the page) so the firing element is in view.
   follow() {
     const target = this.firingElement();
-    if (!target) return;
-    const box = this.ui.box, r = target.getBoundingClientRect(), b = box.getBoundingClientRect(), pad = 24;
-    if (r.left < b.left + pad || r.right > b.right - pad) box.scrollLeft += (r.left + r.right - b.left - b.right) / 2;
-    if (r.top < b.top + pad || r.bottom > b.bottom - pad) box.scrollTop += (r.top + r.bottom - b.top - b.bottom) / 2;
+    if (target) this.scrollBy(this.scrollFor(target));
   }
 
+  // How far to scroll the box to bring `target` into view (read from the layout: nothing is written).
+  scrollFor(target) {
+    const box = this.ui.box, r = target.getBoundingClientRect(), b = box.getBoundingClientRect(), pad = 24;
+    return [r.left < b.left + pad || r.right > b.right - pad ? (r.left + r.right - b.left - b.right) / 2 : 0,
+            r.top < b.top + pad || r.bottom > b.bottom - pad ? (r.top + r.bottom - b.top - b.bottom) / 2 : 0];
+  }
+
+  scrollBy([dx, dy]) {
+    if (dx) this.ui.box.scrollLeft += dx;
+    if (dy) this.ui.box.scrollTop += dy;
+  }
+
+  // The classes of element `id` from its last firing: unfired (a node never fired yet), dead, or neither.
+  styleElement(id) {
+    const g = this.elements.get(id);
+    if (!g) return;
+    const live = this.firings.last.get(id);
+    g.classList.toggle("cfnb-unfired", live === undefined && g.classList.contains("node"));
+    g.classList.toggle("cfnb-dead", live === 0);
+  }
+
+  // Show the model's step: only the elements whose last firing changed are restyled, and the page's layout
+  // is read (the ring's box, the scroll box) before anything is written, so a step lays the page out once.
   restyle() {
     this.showView();
     const step = this.model.get("step"), data = this.data, ui = this.ui;
-    const last = lastFirings(data, step, this.shownView);
-    for (const [id, g] of this.elements) {
-      const fired = last.has(id);
-      g.classList.toggle("cfnb-unfired", !fired && g.classList.contains("node"));
-      g.classList.toggle("cfnb-dead", fired && last.get(id) === 0);
-      g.classList.remove("cfnb-firing");
-    }
-    if (this.svg) this.svg.querySelectorAll(".cfnb-mark").forEach((m) => m.remove());
     const target = this.firingElement();
+    const box = target && this.boxOf(target);
+    const scroll = target && this.scrollFor(target);
+    for (const id of this.firings.moveTo(step)) this.styleElement(id);
+    if (this.firing) this.firing.classList.remove("cfnb-firing");
+    for (const m of this.marks) m.remove();
+    this.marks = [];
+    this.firing = target;
     if (target) {
       target.classList.add("cfnb-firing");
-      this.mark(target, data.steps[step]);
+      this.mark(box, data.steps[step]);
     }
     this.root.dataset.firing = target ? target.id : "";
     ui.caption.textContent = caption(data, step, this.shownView);
     ui.slider.value = String(step);
     ui.readout.textContent = `${step} / ${ui.last}`;
-    this.follow();
+    if (scroll) this.scrollBy(scroll);
+  }
+
+  boxOf(target) {
+    if (!this.boxes.has(target.id)) this.boxes.set(target.id, target.getBBox());
+    return this.boxes.get(target.id);
   }
 
   // A ring around the firing element and its value beside it, drawn in the SVG's own coordinates.
-  mark(target, row) {
-    const box = target.getBBox(), layer = this.svg.querySelector("g.graph") || this.svg;
+  mark(box, row) {
+    const layer = this.svg.querySelector("g.graph") || this.svg;
     const add = (tag, attrs, text) => {
       const node = document.createElementNS(SVG_NS, tag);
       for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
       node.textContent = text;
       layer.append(node);
+      this.marks.push(node);
     };
     add("rect", { x: box.x - 3, y: box.y - 3, width: box.width + 6, height: box.height + 6, rx: 4,
                   class: "cfnb-mark cfnb-ring" }, "");
@@ -239,6 +291,7 @@ class ExplorerView {
   }
 
   stop() {
+    if (this.timer === null) return;  // not playing: rewriting the button's text would dirty the layout
     clearInterval(this.timer);
     this.timer = null;
     this.ui.play.textContent = "\u25B6 play";

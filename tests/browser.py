@@ -7,6 +7,7 @@ gives each test a fresh page in a new browser context (a fresh profile). Each Ju
 settings, data (so no notebook is trusted), runtime and workspace folders in the test's tmp_path.
 """
 import contextlib
+import functools
 import json
 import os
 import pathlib
@@ -27,6 +28,11 @@ CHROMIUM = next(filter(None, map(shutil.which, BROWSERS)), None)
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 60_000
+POLL_MS = 50  # how often a page's wait_for_function checks (see fresh_page)
+# A viewport this short, for tests whose measurements do not depend on its height (widths, fonts and clipping
+# are laid out the same; a click scrolls its target into view): Chromium composites every frame of the whole
+# viewport in software, about 9 ms a frame at 1400 x 1000, and a page that loads draws some 30 frames a second.
+SHORT = 400
 MIN_TEXT_PX = 9
 
 
@@ -46,11 +52,16 @@ def launched():
 @contextlib.contextmanager
 def fresh_page(browser, width=1400, height=1000):
     """A page in a new context of `browser` (a fresh profile: no cookies, storage or cache shared with any other
-    page); console errors and uncaught exceptions are collected in `page.errors`."""
+    page); console errors and uncaught exceptions are collected in `page.errors`.
+
+    Its `wait_for_function` checks every POLL_MS unless told otherwise: Playwright's default checks on every
+    animation frame, which keeps Chromium drawing 60 frames a second for as long as a test waits (about 0.1
+    CPU-s per second of waiting, against 0.005)."""
     context = browser.new_context(viewport={"width": width, "height": height})
     try:
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
+        page.wait_for_function = functools.partial(page.wait_for_function, polling=POLL_MS)
         page.errors = []
         page.on("pageerror", lambda e: page.errors.append(str(e)))
         page.on("console", lambda m: m.type == "error" and page.errors.append(m.text))
@@ -188,10 +199,14 @@ MEASURE_JS = r"""
 # MEASURE_JS on every element `selector` finds, in one call (not two round trips per picture).
 MEASURE_ALL_JS = "(selector) => [...document.querySelectorAll(selector)].map(" + MEASURE_JS.strip() + ")"
 
-# Is element `target` (the firing node) inside the visible part of its scroll box?
-VISIBLE_IN_BOX_JS = """
-([target, box]) => {
-  const r = target.getBoundingClientRect(), b = box.getBoundingClientRect();
+# Is the firing node of the explorer in `root` (an element holding one explorer, or the document) inside the
+# visible part of its scroll box? null when no node fires (the step's node is not drawn in this view).
+FIRING_IN_VIEW_JS = """
+(root) => {
+  const explorer = root.querySelector('.cfnb-explorer'), firing = explorer.dataset.firing;
+  if (!firing) return null;
+  const box = explorer.querySelector('.cfnb-explorer-drawing');
+  const r = box.querySelector(`[id="${firing}"]`).getBoundingClientRect(), b = box.getBoundingClientRect();
   return r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom;
 }
 """

@@ -274,7 +274,7 @@ def chromium():
     must not inherit."""
     if browser.CHROMIUM is None:
         pytest.skip("Chromium is not installed (sudo apt-get install chromium)")
-    with browser.chromium() as page:
+    with browser.chromium(height=browser.SHORT) as page:  # measured the same at 1000 px high
         page.fetched = []
         page.route(re.compile(r"^(https?|wss?)://"),
                    lambda route: (page.fetched.append(route.request.url), route.abort()))
@@ -294,9 +294,8 @@ def _explorer_problems(page, page_name):
     """The explorers' drawings at their default zoom (the browser-side explorer's, measured as
     tests/browser.py measures them in JupyterLab): text under 9 px, or cut off."""
     problems = []
-    drawings = page.locator(".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg")
-    for i, svg in enumerate(drawings.all()):
-        seen = svg.evaluate(browser.MEASURE_JS)
+    drawings = ".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg"
+    for i, seen in enumerate(page.evaluate(browser.MEASURE_ALL_JS, drawings)):  # one round trip for them all
         if seen["cut"] or (seen["minTextPx"] or browser.MIN_TEXT_PX) < browser.MIN_TEXT_PX - 0.01:
             problems.append(f"{page_name}: explorer {i}: text {seen['minTextPx']:.1f} px, cut off: {seen['cut']}")
     return problems

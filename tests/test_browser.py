@@ -7,7 +7,8 @@
   `--grad`, if/else in a loop, bisection), from their static HTML (what a static export or the course
   site shows, no kernel and no widget manager): in every view, at the lesson's level of detail and with
   every node, nothing cut off, text >= 9 px at the default zoom, the firing node in view after Play (and
-  at 200%), the page's caption equal to Python's.
+  at 200%), the page's caption equal to Python's, and the drawing's classes (unfired, dead, firing) those
+  of the trace after Play and one Previous step back. Driven in the page, one round trip per explorer.
 - Every course notebook opened unrun and untrusted in JupyterLab (the page the tour test ran its own copy
   in), with no kernel (JupyterLab's "Open With > Notebook (no kernel)": an unrun notebook shows the same
   either way, and twelve kernels would cost more than the rest of the test): every committed picture shows
@@ -26,11 +27,12 @@ import shutil
 import pytest
 from browser import (
     CHROMIUM,
+    FIRING_IN_VIEW_JS,
     MEASURE_ALL_JS,
     MEASURE_JS,
     MIN_TEXT_PX,
     ROOT,
-    VISIBLE_IN_BOX_JS,
+    SHORT,
     fresh_page,
     jupyterlab,
     launched,
@@ -52,13 +54,10 @@ def _step(explorer):
     return int(explorer.locator(".cfnb-readout").inner_text().split("/")[0])
 
 
-def _firing_in_view(page, explorer):
-    firing = explorer.locator(".cfnb-explorer").get_attribute("data-firing")
-    if not firing:
-        return None
-    target = explorer.locator(f".cfnb-explorer-drawing [id='{firing}']").first
-    box = explorer.locator(".cfnb-explorer-drawing").first
-    return page.evaluate(VISIBLE_IN_BOX_JS, [target.element_handle(), box.element_handle()])
+def _firing_in_view(holder):
+    """Is the firing node of the explorer in `holder` (a locator) in view in its box? (None: nothing fires in
+    this view.) One round trip."""
+    return holder.evaluate(FIRING_IN_VIEW_JS)
 
 
 def _notebooks_dir():
@@ -92,7 +91,7 @@ def lab_page(lab, chromium):
     """JupyterLab loaded once (about 6 CPU-s of Chromium) in a fresh page, for the two JupyterLab tests: each
     opens its notebooks in it with `open_in_lab`, which closes whatever was open."""
     base, token, _ = lab
-    with fresh_page(chromium) as page:
+    with fresh_page(chromium, height=SHORT) as page:  # the pictures measure the same at 1000 px high
         open_lab(page, base, token)
         yield page
 
@@ -128,7 +127,7 @@ def test_the_tour_explorer_works_in_chromium(lab_page):
     page.wait_for_function("([el]) => parseInt(el.innerText) > 30",
                            arg=[explorer.locator(".cfnb-readout").element_handle()], timeout=30_000)
     explorer.locator("button.cfnb-play").click()  # pause
-    assert _firing_in_view(page, explorer) is True
+    assert _firing_in_view(explorer) is True
     step = _step(explorer)
     assert explorer.locator(".cfnb-explorer-caption").inner_text().startswith(f"step {step}: ")
 
@@ -158,7 +157,7 @@ def test_a_static_html_export_steps_with_no_kernel_and_no_network(chromium, tmp_
     nb.metadata.pop("widgets", None)  # without a widget manager (that would come from a CDN), the page shows
     page_path = tmp_path / "tour.html"  # the output's text/html: the explorer itself
     page_path.write_text(HTMLExporter().from_notebook_node(nb)[0])
-    with fresh_page(chromium) as page:
+    with fresh_page(chromium, height=SHORT) as page:
         refused = []
         page.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
             ("file:", "blob:", "data:")) else (refused.append(route.request.url), route.abort()))
@@ -173,7 +172,7 @@ def test_a_static_html_export_steps_with_no_kernel_and_no_network(chromium, tmp_
         page.wait_for_function("([el]) => parseInt(el.innerText) > 10",
                                arg=[explorer.locator(".cfnb-readout").element_handle()])
         explorer.locator("button.cfnb-play").click()  # pause
-        assert _firing_in_view(page, page) is True
+        assert _firing_in_view(page.locator("body")) is True
         # only nbconvert's own page template asks the network for anything (require.js, MathJax)
         assert all("cdnjs.cloudflare.com" in url for url in refused), refused
         assert [e for e in page.errors if "Failed to load resource" not in e] == []
@@ -217,37 +216,85 @@ def _static_page(path, explorers):
     return path.as_uri()
 
 
+# Every view of one student explorer, each at both levels of detail, driven in the page (the buttons' and
+# inputs' own events, as a click or a drag sends them; the tour test clicks with Playwright's mouse): the
+# drawing measured as MEASURE_JS measures a picture, then Play from step 0 at 25 steps/s until the step passes
+# 3 (a MutationObserver on the readout: no polling), paused, and what the page shows read back (caption, the
+# drawing's classes, and its classes one Previous step back). Then at 200% three Next steps, each with the firing
+# node in view. One round trip per explorer.
+EVERY_VIEW_JS = """async ([name, combos]) => {
+  const measure = MEASURE_JS, inView = FIRING_IN_VIEW_JS;
+  const section = document.querySelector(`section#${name}`), $ = (sel) => section.querySelector(sel);
+  const set = (sel, value, event) => { const e = $(sel); e.value = value; e.dispatchEvent(new Event(event)); };
+  const step = () => parseInt($('.cfnb-readout').textContent);
+  const classes = () => [...$('.cfnb-explorer-drawing svg').querySelectorAll('g.node, g.cluster')].map((g) =>
+    [g.id, ...['node', 'cfnb-unfired', 'cfnb-dead', 'cfnb-firing'].map((c) => g.classList.contains(c))]);
+  const passes = (n) => new Promise((resolve, reject) => {
+    const observer = new MutationObserver(() => step() > n && done(resolve));
+    const timer = setTimeout(() => done(() => reject(new Error(`${name}: Play stopped at step ${step()}`))), 20000);
+    const done = (then) => { observer.disconnect(); clearTimeout(timer); then(); };
+    observer.observe($('.cfnb-readout'), {childList: true, characterData: true, subtree: true});
+  });
+  const seen = [];
+  for (const [view, detail] of combos) {
+    [...section.querySelectorAll('button.cfnb-view')].find((b) => b.textContent === view).click();
+    if ($('input.cfnb-detail').checked !== (detail === 'all')) $('input.cfnb-detail').click();
+    const m = measure($('.cfnb-explorer-drawing svg'));
+    set('select.cfnb-speed', '40', 'change');
+    set('input.cfnb-slider', '0', 'input');
+    $('button.cfnb-play').click();
+    await passes(3);
+    $('button.cfnb-play').click();
+    seen.push({view, detail, cut: m.cut, minTextPx: m.minTextPx, step: step(),
+               caption: $('.cfnb-explorer-caption').innerText, inView: inView(section), classes: classes()});
+    $('button.cfnb-prev').click();
+    seen.at(-1).back = classes();
+  }
+  set('select.cfnb-zoom', '2', 'change');
+  const zoomed = [];
+  for (let k = 0; k < 3; k++) { $('button.cfnb-next').click(); zoomed.push(inView(section)); }
+  set('select.cfnb-zoom', 'auto', 'change');
+  return {seen, zoomed};
+}""".replace("MEASURE_JS", MEASURE_JS.strip()).replace("FIRING_IN_VIEW_JS", FIRING_IN_VIEW_JS.strip())
+
+
+def _check_classes(explorer, step, shown, where):
+    """The classes explorer.js gives the drawing's elements at `step` (`shown`: [id, is a node, unfired, dead,
+    firing] for each), against the trace: unfired (a node not fired yet), dead (its last firing was dead),
+    firing (the element of the step's node)."""
+    data, key, last = explorer.data, explorer.key, {}
+    element = {i: per_view.get(key, [None])[0] for i, (_, _, per_view) in enumerate(data["nodes"])}
+    for node, _, _, live, _ in data["steps"][:step + 1]:
+        if element[node] is not None:
+            last[element[node]] = live
+    firing, used = element[data["steps"][step][0]], set(element.values())
+    wrong = [(id_, flags) for id_, node, *flags in shown
+             if id_ in used and flags != [node and id_ not in last, last.get(id_) == 0, id_ == firing]]
+    assert wrong == [] and (firing is None or firing in {id_ for id_, *_ in shown}), (where, step, wrong[:3])
+
+
 def test_student_explorers_are_readable_in_every_view(student_explorers, chromium, tmp_path):
     url = _static_page(tmp_path / "explorers.html", student_explorers)
-    with fresh_page(chromium, width=1100, height=900) as page:
+    with fresh_page(chromium, width=1100, height=SHORT) as page:  # measured the same at 900 px high
         page.goto(url)
         page.wait_for_function(f"() => document.querySelectorAll('.cfnb-explorer svg').length === "
                                f"{len(student_explorers)}")
         for name, explorer in student_explorers.items():
-            section = page.locator(f"section#{name}")
-            for view, detail in [(v, d) for d in ("lesson", "all") for v in explorer.views]:
-                section.locator("button.cfnb-view", has_text=view).click()
-                section.locator("input.cfnb-detail").set_checked(detail == "all")
-                m = page.evaluate(MEASURE_JS, section.locator(".cfnb-explorer-drawing svg").element_handle())
-                assert not m["cut"], (name, view, detail, m["width"])
+            combos = [(v, d) for d in ("lesson", "all") for v in explorer.views]
+            shown = page.evaluate(EVERY_VIEW_JS, [name, combos])
+            assert [(m["view"], m["detail"]) for m in shown["seen"]] == combos
+            for m in shown["seen"]:
+                view, detail, step = m["view"], m["detail"], m["step"]
+                assert not m["cut"], (name, view, detail)
                 assert m["minTextPx"] >= MIN_TEXT_PX - 0.01, (name, view, detail, m["minTextPx"])
-                section.locator("select.cfnb-speed").select_option("40")
-                section.locator("input.cfnb-slider").fill("0")
-                section.locator("button.cfnb-play").click()  # Play moves the step on (at 25 steps/s): polled
-                page.wait_for_function("([el]) => parseInt(el.innerText) > 3",
-                                       arg=[section.locator(".cfnb-readout").element_handle()], timeout=20_000)
-                section.locator("button.cfnb-play").click()
-                step = _step(section)
                 assert step > 3, (name, view, detail)
                 explorer.view, explorer.detail, explorer.step = view, detail, step
-                assert section.locator(".cfnb-explorer-caption").inner_text() == explorer.caption
+                assert m["caption"] == explorer.caption
                 if explorer.highlighted is not None:
-                    assert _firing_in_view(page, section) is True, (name, view, detail, step)
-            section.locator("select.cfnb-zoom").select_option("2")  # at 200% the box follows too
-            for _ in range(3):
-                section.locator("button.cfnb-next").click()
-                assert _firing_in_view(page, section) is not False, name
-            section.locator("select.cfnb-zoom").select_option("auto")
+                    assert m["inView"] is True, (name, view, detail, step)
+                _check_classes(explorer, step, m["classes"], (name, view, detail))
+                _check_classes(explorer, step - 1, m["back"], (name, view, detail, "one step back"))
+            assert False not in shown["zoomed"] and len(shown["zoomed"]) == 3, name  # at 200% the box follows too
         assert page.errors == []
 
 
