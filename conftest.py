@@ -12,9 +12,17 @@ It also gives every test process, and the notebook kernels nbval starts, one BLA
 `MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs one xdist worker per core, and a
 multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against each
 other (chapter 09's RNN runs: 4.8 CPU-s with two BLAS threads on this 2-core machine, 0.22 with one). Which kernel
-runs is left alone (OPENBLAS_CORETYPE: see benchmarks/README.md). tests/conftest.py holds the shared fixtures.
+runs is left alone (OPENBLAS_CORETYPE: see benchmarks/README.md).
+
+And once a test process has collected its tests, it freezes what it holds (`gc.freeze()`, as the magic does in a
+kernel when it loads) and collects the youngest generation every 10,000 allocations instead of 700: the modules,
+the collected items and the recorded answers (TensorFlow's, in large JSON files) live for the whole run, and every
+full collection walked them again, while building and compiling graphs allocates objects by the hundred thousand.
+test_conformance.py and test_graph_def.py in one process: about 51 -> 39 CPU-s. tests/conftest.py holds the shared
+fixtures.
 """
 import functools
+import gc
 import importlib
 import importlib.util
 import os
@@ -50,3 +58,10 @@ def _defer_rfc3987_syntax():
 
 _defer_rfc3987_syntax()
 pytest_plugins = ["nbval.plugin"]
+
+
+def pytest_collection_finish(session):
+    """What the process holds after collection lives for the run: frozen, and young objects collected less often."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(10_000, *gc.get_threshold()[1:])

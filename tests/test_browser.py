@@ -19,6 +19,7 @@ One Chromium serves the file, each test on a fresh page (a new browser context);
 share one page of JupyterLab, loaded once. Skipped, with the reason, where Chromium, Playwright, JupyterLab
 or Graphviz's dot is missing.
 """
+import importlib.util
 import json
 import os
 import pathlib
@@ -46,8 +47,12 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not installed"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
-pytest.importorskip("jupyterlab", reason="jupyterlab is not installed (pip install -e '.[test]')")
-pytest.importorskip("anywidget", reason="anywidget is not installed (pip install -e .)")
+# found, not imported: JupyterLab runs as a server of its own, and importing it cost each xdist worker a CPU-second
+# at collection (whichever worker runs this file, every worker collects it)
+for _module, _reason in [("jupyterlab", "jupyterlab is not installed (pip install -e '.[test]')"),
+                         ("anywidget", "anywidget is not installed (pip install -e .)")]:
+    if importlib.util.find_spec(_module) is None:
+        pytest.skip(_reason, allow_module_level=True)
 
 
 def _step(explorer):
