@@ -36,19 +36,24 @@ def body_dependencies(body):
     topological order (each op's inputs as a bit mask, the union of its producers'), not one walk per loop variable:
     a gradient's While carries an accumulator per intermediate, and a walk each made the rule quadratic. A body the
     walk cannot order (a cycle, an input from outside it) gets one walk per output."""
+    def one_walk_each():
+        return [_inputs_used(body, [t]) for t in body.outputs]
+
     index = {ph.op: k for k, ph in enumerate(body.inputs)}
     order, unordered = op_order(body.get_operations())
+    if unordered:
+        return one_walk_each()
     masks = {}  # op -> (bit mask of the inputs it depends on, whether a stateful op is on the way)
-    for op in [] if unordered else order:
+    for op in order:
         mask, stateful = 1 << index[op] if op in index else 0, get_op_def(op._type).stateful
         for src in [t._op for t in op._inputs] + op._control_inputs:
             if src not in masks:
-                return [_inputs_used(body, [t]) for t in body.outputs]
+                return one_walk_each()
             mask |= masks[src][0]
             stateful = stateful or masks[src][1]
         masks[op] = (mask, stateful)
-    if unordered or any(t._op not in masks for t in body.outputs):
-        return [_inputs_used(body, [t]) for t in body.outputs]
+    if any(t._op not in masks for t in body.outputs):
+        return one_walk_each()
     return [({k for k in range(mask.bit_length()) if mask >> k & 1}, stateful)
             for mask, stateful in (masks[t._op] for t in body.outputs)]
 

@@ -18,14 +18,10 @@ def needed_ops(fetch_tensors, target_ops, feed_set, inputs_of=None):
         if op in seen:
             continue
         seen.add(op)
-        inputs = op._inputs if inputs_of is None else inputs_of(op)
-        if feed_set:
-            stack += [t._op for t in inputs if t not in feed_set]
-            # A control edge from a fed op waits for the feed instead (the op itself does not run).
-            stack += [c for c in op._control_inputs if not (c._outputs and all(t in feed_set for t in c._outputs))]
-        else:  # nothing fed (the optimizer's copies): every input and control input is needed
-            stack += [t._op for t in inputs]
-            stack += op._control_inputs
+        stack += [t._op for t in (op._inputs if inputs_of is None else inputs_of(op)) if t not in feed_set]
+        # A control edge from a fed op waits for the feed instead (the op itself does not run).
+        stack += [c for c in op._control_inputs
+                  if not (feed_set and c._outputs and all(t in feed_set for t in c._outputs))]
     return seen
 
 
