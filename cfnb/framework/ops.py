@@ -31,6 +31,15 @@ from .tensor_conversion_registry import (
 )
 
 
+def appended(edges, item):
+    """`edges` with `item` appended, made a list on the first one (an op's control edges start as the empty tuple,
+    which costs the garbage collector nothing: graphs are cyclic, so every op's containers are walked)."""
+    if edges:
+        edges.append(item)
+        return edges
+    return [item]
+
+
 class Operation:
     """A node: `type`, `name`, data `inputs`, `control_inputs`, `outputs`, attributes, device."""
 
@@ -46,8 +55,10 @@ class Operation:
         self._type = op_type
         self._name = name
         self._inputs = list(inputs)
-        self._control_inputs = []
-        self._control_outputs = []
+        # An op's control edges start as the empty tuple and become a list with their first edge (`appended`):
+        # most ops have none, and an empty tuple, unlike an empty list, is no object for the garbage collector.
+        self._control_inputs = ()
+        self._control_outputs = ()
         self._attrs = dict(attrs or {})
         self._device = device or ""
         self._id = graph._next_id()
@@ -102,8 +113,8 @@ class Operation:
         if op not in self._control_inputs:
             build_journal.note(self)
             build_journal.note(op)
-            self._control_inputs.append(op)
-            op._control_outputs.append(self)
+            self._control_inputs = appended(self._control_inputs, op)
+            op._control_outputs = appended(op._control_outputs, self)
             self._graph._version += 1
 
     def _add_control_inputs(self, ops):
@@ -115,7 +126,7 @@ class Operation:
         for op in self._control_inputs:
             build_journal.note(op)
             op._control_outputs.remove(self)
-        self._control_inputs = []
+        self._control_inputs = ()
         self._graph._version += 1
 
     def _control_flow_post_processing(self):

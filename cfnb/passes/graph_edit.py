@@ -15,6 +15,7 @@ A copy is made only when some pass has something to do: each pass first looks at
 import numpy as np
 
 from ..framework import dtypes
+from ..framework.ops import appended
 from ..framework.tensor_shape import TensorShape
 from ..framework.topological_order import op_order
 from .loop_frames import ROOT, FrameView
@@ -57,7 +58,7 @@ def prune_copy(copy, fetches, targets=()):
     copy._ops_by_name = {op._name: op for op in order}
     copy._names_in_use = {op._name.lower(): 1 for op in order}
     for op in order:
-        op._control_outputs = []
+        op._control_outputs = ()
         for t in op._outputs:
             t._consumers = []
     placed, back_edges = set(), []
@@ -69,7 +70,7 @@ def prune_copy(copy, fetches, targets=()):
             else:  # a loop's back edge: the copy connects it after every node is made
                 back_edges.append((op, t))
         for c in op._control_inputs:
-            c._control_outputs.append(op)
+            c._control_outputs = appended(c._control_outputs, op)
         placed.add(op)
     for op, t in back_edges:
         t._consumers.append(op)

@@ -86,7 +86,7 @@ class FrameView:
         self.ops = list(ops)
         consumers = self.consumers = {op: [] for op in self.ops}
         for op in self.ops:  # a view is made per pass and per change: read the op's own fields, not its properties
-            for src in [t._op for t in op._inputs] + op._control_inputs:
+            for src in (*[t._op for t in op._inputs], *op._control_inputs):
                 if src in consumers:
                     consumers[src].append(op)
                 else:

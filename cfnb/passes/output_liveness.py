@@ -46,7 +46,7 @@ def body_dependencies(body):
     masks = {}  # op -> (bit mask of the inputs it depends on, whether a stateful op is on the way)
     for op in order:
         mask, stateful = 1 << index[op] if op in index else 0, get_op_def(op._type).stateful
-        for src in [t._op for t in op._inputs] + op._control_inputs:
+        for src in (*[t._op for t in op._inputs], *op._control_inputs):
             if src not in masks:
                 return one_walk_each()
             mask |= masks[src][0]
