@@ -3,10 +3,9 @@ stand-in for `rfc3987_syntax` in its place; pyproject.toml's addopts keep nbval'
 (`-p no:nbval`), which would load it before any conftest.
 
 Why: nbval imports nbformat, nbformat imports jsonschema, and jsonschema imports `rfc3987_syntax` when it is
-installed (jupyter_server's `jsonschema[format-nongpl]` installs it), a module that builds an Earley parser of RFC
-3987 as it is imported: 3.4 CPU-seconds in every pytest process, the controller and each xdist worker. jsonschema
-asks it only when a schema checks the "iri" format, which nbformat's schemas never do; the stand-in imports the real
-module the first time it is asked, so nothing answers differently.
+installed, a module that builds an Earley parser as it is imported: 2.7 CPU-seconds in every pytest process, the
+controller and each xdist worker, for a format nbformat's schemas never check. tools/lazy_rfc3987.py says more; the
+stand-in imports the real module the first time it is asked, so nothing answers differently.
 
 It also gives every test process, and the notebook kernels nbval starts, one BLAS thread (`OPENBLAS_NUM_THREADS`,
 `MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs one xdist worker per core, and a
@@ -21,42 +20,19 @@ full collection walked them again, while building and compiling graphs allocates
 test_conformance.py and test_graph_def.py in one process: about 51 -> 39 CPU-s. tests/conftest.py holds the shared
 fixtures.
 """
-import functools
 import gc
-import importlib
-import importlib.util
 import os
+import pathlib
 import sys
-import types
+
+sys.path.append(str(pathlib.Path(__file__).resolve().parent / "tools"))
+from lazy_rfc3987 import defer_rfc3987_syntax  # noqa: E402
 
 for _variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 
-def _defer_rfc3987_syntax():
-    """Put a stand-in for `rfc3987_syntax` in sys.modules that imports the real module on first use."""
-    if "rfc3987_syntax" in sys.modules or importlib.util.find_spec("rfc3987_syntax") is None:
-        return
-
-    @functools.cache
-    def real():
-        del sys.modules["rfc3987_syntax"]
-        return importlib.import_module("rfc3987_syntax")
-
-    def attribute(name):
-        """Any other public name, from the real module (PEP 562); `__file__` and the like are not asked of it, as
-        tools that walk sys.modules ask them of every module."""
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(real(), name)
-
-    stand_in = types.ModuleType("rfc3987_syntax", "Stands for rfc3987_syntax until it is used (conftest.py).")
-    stand_in.is_valid_syntax = lambda term, value: real().is_valid_syntax(term, value)  # what jsonschema imports
-    stand_in.__getattr__ = attribute
-    sys.modules["rfc3987_syntax"] = stand_in
-
-
-_defer_rfc3987_syntax()
+defer_rfc3987_syntax()
 pytest_plugins = ["nbval.plugin"]
 
 

@@ -26,6 +26,16 @@ def test_the_server_root_is_the_repository_and_the_tour_opens_first(tmp_path):
     assert cmd[-1] == str(ROOT / "notebooks" / "00_tour.ipynb")
 
 
+def test_the_server_starts_with_rfc3987_syntax_deferred():
+    """`make lab` and the browser tests start JupyterLab through tools/lab_server.py, which puts the stand-in of
+    tools/lazy_rfc3987.py in place first, as the repository's conftest.py does in this process: jsonschema (imported
+    here by nbformat, there by jupyter_events) has not imported the real module."""
+    import jsonschema  # noqa: F401  (what imports rfc3987_syntax)
+    assert lab.lab_command(ROOT)[1] == str(ROOT / "tools" / "lab_server.py")
+    assert "defer_rfc3987_syntax()" in (ROOT / "tools" / "lab_server.py").read_text()
+    assert sys.modules["rfc3987_syntax"].__doc__.startswith("Stands for rfc3987_syntax until it is used")
+
+
 def test_every_relative_link_of_the_course_resolves_under_the_server_root():
     checked = 0
     for path, text in _markdown_of_the_course():

@@ -17,6 +17,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIRST_CHAPTER = "notebooks/00_tour.ipynb"
+SERVER = pathlib.Path(__file__).resolve().parent / "lab_server.py"  # `jupyter lab`, started faster
 OVERRIDES = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 
 
@@ -37,8 +38,9 @@ def write_overrides(settings_dir):
 
 
 def lab_command(settings_dir, *extra, root=ROOT, open_file=FIRST_CHAPTER):
-    """The `jupyter lab` command line: `root` served, `open_file` (relative to it) opened, the given settings dir."""
-    cmd = [sys.executable, "-m", "jupyter", "lab", f"--ServerApp.root_dir={root}",
+    """The `jupyter lab` command line (run by lab_server.py): `root` served, `open_file` (relative to it) opened,
+    the given settings dir."""
+    cmd = [sys.executable, str(SERVER), f"--ServerApp.root_dir={root}",
            f"--LabApp.app_settings_dir={settings_dir}", *extra]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
