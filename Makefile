@@ -8,7 +8,8 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-# pytest-xdist workers for `make test` (auto: one per core; WORKERS=0 runs in this process, for a debugger)
+# pytest-xdist workers for `make test` (auto: one per core and one more, tests/conftest.py; WORKERS=0 runs in this
+# process, for a debugger)
 WORKERS ?= auto
 
 .PHONY: test test-all lab book book-js setup dot chromium conformance bench lint clean

@@ -8,9 +8,9 @@ controller and each xdist worker, for a format nbformat's schemas never check. t
 stand-in imports the real module the first time it is asked, so nothing answers differently.
 
 It also gives every test process, and the notebook kernels nbval starts, one BLAS thread (`OPENBLAS_NUM_THREADS`,
-`MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs one xdist worker per core, and a
-multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against each
-other (chapter 09's RNN runs: 4.8 CPU-s with two BLAS threads on this 2-core machine, 0.22 with one). Which kernel
+`MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs an xdist worker per core and one
+more, and a multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against
+each other (chapter 09's RNN runs: 4.8 CPU-s with two BLAS threads on this 2-core machine, 0.22 with one). Which kernel
 runs is left alone (OPENBLAS_CORETYPE: see benchmarks/README.md).
 
 And once a test process has collected its tests, it freezes what it holds (`gc.freeze()`, as the magic does in a
@@ -18,7 +18,7 @@ kernel when it loads) and collects the youngest generation every 10,000 allocati
 the collected items and the recorded answers (TensorFlow's, in large JSON files) live for the whole run, and every
 full collection walked them again, while building and compiling graphs allocates objects by the hundred thousand.
 test_conformance.py and test_graph_def.py in one process: about 51 -> 39 CPU-s. tests/conftest.py holds the shared
-fixtures.
+fixtures; how many workers `-n auto` starts is decided here (`pytest_xdist_auto_num_workers`).
 """
 import gc
 import os
@@ -41,3 +41,16 @@ def pytest_collection_finish(session):
     gc.collect()
     gc.freeze()
     gc.set_threshold(10_000, *gc.get_threshold()[1:])
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto` (what `make test` passes): one worker more than the CPUs this process may run on. (Here, not in
+    tests/conftest.py, which xdist has not read yet when it counts.) A browser test waits while Chromium, JupyterLab
+    or a notebook kernel works, and a notebook's cells wait for the kernel, so with one worker per CPU a core idled
+    some 7% of the run; a third worker on this 2-core machine fills those gaps:
+    `make test` 150-157 s -> 141-146 s in runs taken in turn, busy CPU-seconds unchanged (a fourth: 152 s, each
+    worker's collection costs about 3.5 CPU-s). PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own hook reads it
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cpus + 1
