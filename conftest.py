@@ -47,9 +47,10 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto` (what `make test` passes): one worker more than the CPUs this process may run on. (Here, not in
     tests/conftest.py, which xdist has not read yet when it counts.) A browser test waits while Chromium, JupyterLab
     or a notebook kernel works, and a notebook's cells wait for the kernel, so with one worker per CPU a core idled
-    some 7% of the run; a third worker on this 2-core machine fills those gaps:
-    `make test` 150-157 s -> 141-146 s in runs taken in turn, busy CPU-seconds unchanged (a fourth: 152 s, each
-    worker's collection costs about 3.5 CPU-s). PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it is set."""
+    some 7% of the run. A third worker on this 2-core machine fills those gaps, at the price of its own collection
+    (about 3.5 CPU-s) and more switching, about 14 busy CPU-s in all: `make test` in runs taken in turn, 150-175 s ->
+    141-154 s while the host is slow, a tie (126-127 s) while it is quiet; a fourth worker: 152 s against 146 s.
+    PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

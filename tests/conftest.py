@@ -80,7 +80,6 @@ def pytest_xdist_make_scheduler(config, log):
     return Scheduling(config, log)
 
 
-
 @pytest.fixture(autouse=True)
 def _fresh_graph():
     cfnb.disable_control_flow_v2()
