@@ -30,10 +30,11 @@ def topological_order(nodes, inputs_of, check=None):
     `inputs_of(node)` iterates what `node` waits for; a node not in `nodes` is ignored, one listed twice is waited
     for twice. `check()`, when given, is called every 1024 nodes (a run's deadline or cancellation)."""
     position = {n: k for k, n in enumerate(nodes)}
+    position_of = position.get
+    if _in_order(nodes, inputs_of, position_of, check):  # most graphs are built (and every copy is made) inputs first
+        return list(nodes), []
     pending = [0] * len(nodes)
     consumers = [[] for _ in nodes]
-    position_of = position.get
-    ordered = True  # every node after what it waits for already: the walk would give `nodes` back as they are
     for k, n in enumerate(nodes):
         if check is not None and k and not k & 1023:
             check()
@@ -43,10 +44,7 @@ def topological_order(nodes, inputs_of, check=None):
             if j is not None:
                 waits += 1
                 consumers[j].append(k)
-                ordered = ordered and j < k
         pending[k] = waits
-    if ordered:  # most graphs are built (and every copy is made) inputs first
-        return list(nodes), []
     ready = [k for k, p in enumerate(pending) if not p]  # increasing: already a heap
     order = []
     while ready:
@@ -60,6 +58,20 @@ def topological_order(nodes, inputs_of, check=None):
                 heapq.heappush(ready, c)
     unordered = [n for n, p in zip(nodes, pending) if p] if len(order) < len(nodes) else []
     return order, unordered
+
+
+def _in_order(nodes, inputs_of, position_of, check):
+    """Whether every node already comes after what it waits for, so the walk would give `nodes` back as they are:
+    found without the walk's pending counts and consumer lists (a list per node, which the garbage collector would
+    then walk too)."""
+    for k, n in enumerate(nodes):
+        if check is not None and k and not k & 1023:
+            check()
+        for src in inputs_of(n):
+            j = position_of(src)
+            if j is not None and j >= k:
+                return False
+    return True
 
 
 def op_inputs(op, feeds=frozenset()):

@@ -69,8 +69,10 @@ class NodeItem:
         self.retval_index = -1
         self.feed_index = -1
         self.pending_id = 0
-        self.in_edges = []       # (src_id, src_port) per data input slot
-        self.control_in = []     # src ids
+        # (src_id, src_port) per data input slot, and the control sources' ids: the empty tuple for a node with
+        # none (a root, a feed), one object fewer per node for the garbage collector
+        self.in_edges = ()
+        self.control_in = ()
         self.reachable = True
 
     def __repr__(self):
@@ -127,16 +129,16 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
     check()
     items, item_of_op, feed_item_of = _make_items(ops, feed_tensors, fetch_tensors, updates)
     check()
-    in_edges, control_in = _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
+    _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates)
     check()
 
     # Pending counts (TensorFlow's GetMaxPendingCounts): a Merge waits for its control edges and
     # one live data input (bit 0); every other node for all its in-edges.
     for item in items:
-        n_data, n_ctrl = len(in_edges[item.id]), len(control_in[item.id])
-        item.pending_init = 1 + 2 * n_ctrl if item.kind == MERGE else n_data + n_ctrl
+        n_ctrl = len(item.control_in)
+        item.pending_init = 1 + 2 * n_ctrl if item.kind == MERGE else len(item.in_edges) + n_ctrl
 
-    frames = _build_control_flow_info(items, in_edges, control_in)
+    frames = _build_control_flow_info(items)
     check()
 
     # Input-slot and pending-count layout per frame (an iteration allocates these once).
@@ -148,11 +150,11 @@ def compile_graph(graph, fetch_tensors, target_ops, feed_tensors, make_kernel, f
             offset += item.num_inputs
         frame.total_inputs = offset
         frame.pending_template = [item.pending_init for item in frame.nodes]
-    _add_out_edges(items, in_edges, control_in)
+    _add_out_edges(items)
     check()
     _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check)
 
-    roots = [item.id for item in items if not in_edges[item.id] and not control_in[item.id]]
+    roots = [item.id for item in items if not item.in_edges and not item.control_in]
     exe = ExecutableGraph(items, frames, roots, [t.name for t in fetch_tensors], list(feed_tensors))
     exe.clears_inputs = bool(updates)
     exe.needed_ops = needed_in_order
@@ -191,44 +193,45 @@ def _make_items(ops, feed_tensors, fetch_tensors, updates):
 
 
 def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates):
-    """(in_edges, control_in) per item: (source item, port) per data input slot, and control sources; a fed
-    tensor's consumers (and the control edges from a fed op) read its feed node."""
-    in_edges = [[] for _ in items]
-    control_in = [[] for _ in items]
+    """Each item's `in_edges` ((source id, port) per data input slot) and `control_in` (source ids); a fed tensor's
+    consumers (and the control edges from a fed op) read its feed node."""
 
     def source_of(t):
         if t in feed_item_of:
-            return feed_item_of[t], 0
-        return item_of_op[t.op], t.value_index
+            return feed_item_of[t].id, 0
+        return item_of_op[t._op].id, t._value_index
 
     for op in ops:
         dst = item_of_op[op]
-        for t in slice_update.inputs_of(op, updates):
-            in_edges[dst.id].append(source_of(t))
-        for c in op._control_inputs:
-            if c in item_of_op:
-                control_in[dst.id].append(item_of_op[c])
-            elif c._outputs and c._outputs[0] in feed_item_of:
-                control_in[dst.id].append(feed_item_of[c._outputs[0]])
+        inputs = slice_update.inputs_of(op, updates)
+        if inputs:
+            dst.in_edges = [source_of(t) for t in inputs]
+        if op._control_inputs:
+            sources = []
+            for c in op._control_inputs:
+                if c in item_of_op:
+                    sources.append(item_of_op[c].id)
+                elif c._outputs and c._outputs[0] in feed_item_of:
+                    sources.append(feed_item_of[c._outputs[0]].id)
+            dst.control_in = sources or ()
     first_retval = len(items) - len(fetch_tensors)
     for k, t in enumerate(fetch_tensors):
-        in_edges[first_retval + k].append(source_of(t))
-    for item in items:
-        item.in_edges = [(src.id, port) for src, port in in_edges[item.id]]
-        item.control_in = [src.id for src in control_in[item.id]]
-    return in_edges, control_in
+        items[first_retval + k].in_edges = [source_of(t)]
 
 
-def _add_out_edges(items, in_edges, control_in):
+def _add_out_edges(items):
     """Each source's OutEdges in consumer order: its data edges, then its control edges (the executor's order)."""
-    control_out = [[] for _ in items]
     for dst in items:
-        for slot, (src, port) in enumerate(in_edges[dst.id]):
-            src.out_edges.append(OutEdge(port, dst, dst.input_start + slot, dst.pending_id, dst.kind == MERGE))
-        for src in control_in[dst.id]:
-            control_out[src.id].append(OutEdge(CONTROL, dst, -1, dst.pending_id, dst.kind == MERGE))
+        is_merge = dst.kind == MERGE
+        start, pending_id = dst.input_start, dst.pending_id
+        for slot, (src, port) in enumerate(dst.in_edges):
+            items[src].out_edges.append(OutEdge(port, dst, start + slot, pending_id, is_merge))
+    for dst in items:
+        if dst.control_in:
+            edge = OutEdge(CONTROL, dst, -1, dst.pending_id, dst.kind == MERGE)
+            for src in dst.control_in:
+                items[src].out_edges.append(edge)
     for item in items:
-        item.out_edges += control_out[item.id]
         item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
 
 
@@ -260,22 +263,22 @@ def _check_no_cycle(ops, feed_set, check=None):
                                                       f"nodes, including: {', '.join(in_cycle)}")
 
 
-def _build_control_flow_info(items, in_edges, control_in):
+def _build_control_flow_info(items):
     """Assign every node the frame it is activated in, by BFS from the roots (TensorFlow's
     `BuildControlFlowInfo`), refusing a node fed from two frames."""
     n = len(items)
     out_nodes = [[] for _ in range(n)]
-    for dst in range(n):
-        for src, _ in in_edges[dst]:
-            out_nodes[src.id].append(dst)
-        for src in control_in[dst]:
-            out_nodes[src.id].append(dst)
+    for dst in items:
+        for src, _ in dst.in_edges:
+            out_nodes[src].append(dst.id)
+        for src in dst.control_in:
+            out_nodes[src].append(dst.id)
     frame_of = [None] * n
     parent_of = {ROOT: None}
     reached_from = [None] * n
     ready = deque()
     for item in items:
-        if not in_edges[item.id] and not control_in[item.id]:
+        if not item.in_edges and not item.control_in:
             frame_of[item.id] = ROOT
             ready.append(item.id)
     visited = [f is not None for f in frame_of]
