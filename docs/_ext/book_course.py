@@ -17,7 +17,6 @@ import pathlib
 import re
 
 from docutils import nodes
-from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
@@ -164,26 +163,24 @@ def on_source_read(app, docname, source):
     source[0] = json.dumps(present_chapter(json.loads(source[0]), key, *row, srcdir))
 
 
-class LinkChapterPaths(SphinxPostTransform):
-    """`notebooks/NN_name.ipynb` written as code becomes a link to that chapter's page."""
-
-    default_priority = 100
-    formats = ("html",)
-
-    def run(self, **kwargs):
-        for literal in list(self.document.findall(nodes.literal)):
-            match = CHAPTER_PATH.match(literal.astext())
-            if not match or isinstance(literal.parent, nodes.reference):
-                continue
-            docname = f"notebooks/{match.group(1)}"
-            if docname not in self.env.all_docs or docname == self.env.docname:
-                continue
-            uri = self.app.builder.get_relative_uri(self.env.docname, docname)
-            literal.replace_self(nodes.reference("", "", literal.deepcopy(), internal=True, refuri=uri))
+def link_chapter_paths(app, doctree, docname):
+    """`notebooks/NN_name.ipynb` written as code becomes a link to that chapter's page (on the resolved doctree of
+    an HTML page, where the builder that writes it makes the relative URI)."""
+    if app.builder.format != "html":
+        return
+    for literal in list(doctree.findall(nodes.literal)):
+        match = CHAPTER_PATH.match(literal.astext())
+        if not match or isinstance(literal.parent, nodes.reference):
+            continue
+        chapter = f"notebooks/{match.group(1)}"
+        if chapter not in app.env.all_docs or chapter == docname:
+            continue
+        uri = app.builder.get_relative_uri(docname, chapter)
+        literal.replace_self(nodes.reference("", "", literal.deepcopy(), internal=True, refuri=uri))
 
 
 def setup(app):
     app.add_directive("course-table", CourseTable)
     app.connect("source-read", on_source_read)
-    app.add_post_transform(LinkChapterPaths)
+    app.connect("doctree-resolved", link_chapter_paths)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
