@@ -292,12 +292,28 @@ def _open(page, path):
     page.wait_for_function(WIDGETS_RENDERED_JS)
 
 
+def _explorers_stored(page_name):
+    """How many explorers the page's notebook stores (a widget view whose model is the browser-side explorer, an
+    anywidget); none on a page that is not a chapter."""
+    if not page_name.startswith("notebooks/"):
+        return 0
+    nb = _notebook(page_name[len("notebooks/"):-len(".html")])
+    state = nb["metadata"].get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    views = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"] for cell in nb["cells"]
+             for out in cell.get("outputs", ()) if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+    return sum(state.get(view, {}).get("model_module") == "anywidget" for view in views)
+
+
 def _explorer_problems(page, page_name):
     """The explorers' drawings at their default zoom (the browser-side explorer's, measured as
-    tests/browser.py measures them in JupyterLab): text under 9 px, or cut off."""
-    problems = []
+    tests/browser.py measures them in JupyterLab): text under 9 px, or cut off; and every explorer the notebook
+    stores is drawn (a page whose explorers all failed would otherwise have nothing to measure)."""
     drawings = ".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg"
-    for i, seen in enumerate(page.evaluate(browser.MEASURE_ALL_JS, drawings)):  # one round trip for them all
+    measured = page.evaluate(browser.MEASURE_ALL_JS, drawings)  # one round trip for them all
+    stored = _explorers_stored(page_name)
+    problems = [f"{page_name}: {len(measured)} explorers drawn, the notebook stores {stored}"] \
+        if len(measured) != stored else []
+    for i, seen in enumerate(measured):
         if seen["cut"] or (seen["minTextPx"] or browser.MIN_TEXT_PX) < browser.MIN_TEXT_PX - 0.01:
             problems.append(f"{page_name}: explorer {i}: text {seen['minTextPx']:.1f} px, cut off: {seen['cut']}")
     return problems
