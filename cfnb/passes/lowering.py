@@ -95,41 +95,42 @@ class _Lowering:
         # goes last, for the executor to report.
         order, unordered = op_order(src.get_operations())
         for op in order + unordered:
-            if op.type == "Placeholder" and op.outputs[0] in tmap:
+            op_type, op_inputs, outputs = op._type, op._inputs, op._outputs  # the fields: no copy per read
+            if op_type == "Placeholder" and outputs[0] in tmap:
                 continue  # a function argument: already bound
             # Devices: a lowered node keeps its own request merged over its caller's (the functional op
             # it was inlined from), as TensorFlow's default InlinedFunctionBodyPlacer does.
-            if op.type in ("If", "StatelessIf"):
+            if op_type in ("If", "StatelessIf"):
                 with self.graph.device(op.device):
                     new_outputs, node = self.lower_if(op, tmap, prefix, opmap)
-            elif op.type in ("While", "StatelessWhile"):
+            elif op_type in ("While", "StatelessWhile"):
                 with self.graph.device(op.device):
                     new_outputs, node = self.lower_while(op, tmap, prefix, opmap)
-            elif op.type in ("Case", "StatelessCase"):
+            elif op_type in ("Case", "StatelessCase"):
                 with self.graph.device(op.device):
                     new_outputs, node = self.lower_case(op, tmap, prefix, opmap)
             else:
                 inputs = []
-                for slot, t in enumerate(op.inputs):
+                for slot, t in enumerate(op_inputs):
                     if t in tmap:
                         inputs.append(tmap[t])
                     else:  # a back edge (Merge <- NextIteration) not yet copied: patch it afterwards
-                        inputs.append(inputs[0] if inputs else tmap[op.inputs[0]])
+                        inputs.append(inputs[0] if inputs else tmap[op_inputs[0]])
                         fixups.append((op, slot, t))
-                node = self.graph._create_op_copy(op, inputs, self._exact(prefix + op.name),
-                                                  self.graph._scoped_device(op.device))
-                new_outputs = node.outputs
-            for c in op.control_inputs:
+                node = self.graph._create_op_copy(op, inputs, self._exact(prefix + op._name),
+                                                  self.graph._scoped_device(op._device))
+                new_outputs = node._outputs
+            for c in op._control_inputs:
                 if c in opmap:
                     node._add_control_input(opmap[c])
-                elif c.outputs and c.outputs[0] in tmap:  # a control edge from a function argument
-                    node._add_control_input(tmap[c.outputs[0]].op)
-            if pivot is not None and not op.inputs and not op.control_inputs:
+                elif c._outputs and c._outputs[0] in tmap:  # a control edge from a function argument
+                    node._add_control_input(tmap[c._outputs[0]]._op)
+            if pivot is not None and not op_inputs and not op._control_inputs:
                 node._add_control_input(pivot)
             opmap[op] = node
-            tmap.update(zip(op.outputs, new_outputs))
+            tmap.update(zip(outputs, new_outputs))
             if origin is not None:
-                self.result.origin.setdefault(node.name, origin)
+                self.result.origin.setdefault(node._name, origin)
         for op, slot, t in fixups:
             opmap[op]._update_input(slot, tmap[t])
         self._copying.pop()
