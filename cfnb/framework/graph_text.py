@@ -13,7 +13,7 @@ _HIDDEN_ATTRS = {"element_shape_holder", "value", "dtype", "T", "N", "SrcT", "ou
 
 
 def _tensor_ref(t):
-    return t.op.name if t.value_index == 0 else f"{t.op.name}:{t.value_index}"
+    return t._op._name if t._value_index == 0 else f"{t._op._name}:{t._value_index}"
 
 
 def _attr_text(value):
@@ -44,21 +44,24 @@ def value_text(value):
 
 def op_to_text(op):
     """One op as one line of `Graph.as_text`: `name = Type(inputs, ^control) {attrs} -> dtype[shape]`, in
-    TensorFlow's names; attrs that only the drawing uses are left out."""
-    args = [_tensor_ref(t) for t in op.inputs] + [f"^{c.name}" for c in op.control_inputs]
-    attrs = {k: v for k, v in sorted(op.attr.items())
-             if k not in _HIDDEN_ATTRS and not k.startswith("_cfnb_") and v is not None}  # _cfnb_: names to draw
-    if op.type == "Const":
-        attrs = {"value": value_text(op.get_attr("value"))}
-    attr_text = (" {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs.items()) + "}") if attrs else ""
-    outs = ", ".join(f"{t.dtype.name}{_shape_text(t.shape)}" for t in op.outputs)
-    return f"{op.name} = {op.type}({', '.join(args)}){attr_text}" + (f" -> {outs}" if outs else "")
+    TensorFlow's names; attrs that only the drawing uses are left out. (It reads the op's fields, not the properties
+    that copy them: tests compare whole graphs' texts before and after every rewrite.)"""
+    args = [_tensor_ref(t) for t in op._inputs] + [f"^{c._name}" for c in op._control_inputs]
+    if op._type == "Const":
+        attrs = [("value", value_text(op.get_attr("value")))]
+    else:
+        attrs = [(k, v) for k, v in sorted(op._attrs.items())
+                 if k not in _HIDDEN_ATTRS and not k.startswith("_cfnb_") and v is not None]  # _cfnb_: names to draw
+    attr_text = (" {" + ", ".join(f"{k}={_attr_text(v)}" for k, v in attrs) + "}") if attrs else ""
+    outs = ", ".join(f"{t._dtype.name}{_shape_text(t._shape)}" for t in op._outputs)
+    return f"{op._name} = {op._type}({', '.join(args)}){attr_text}" + (f" -> {outs}" if outs else "")
 
 
 def _shape_text(shape):
-    if shape.ndims is None:
+    dims = shape._dims
+    if dims is None:
         return "[?]*"
-    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
 
 
 def graph_to_text(graph, ops=None):
