@@ -26,10 +26,6 @@ $(VENV)/.installed-test: pyproject.toml
 	  $(PY) -m pip install -q --upgrade pip && $(PY) -m pip install -q -e ".[test]"; }
 	touch $@
 
-# The test extra includes the book extra (tests/test_book.py builds the site).
-$(VENV)/.installed-book: $(VENV)/.installed-test
-	touch $@
-
 $(VENV)/.installed-lab: $(VENV)/.installed-test
 	$(INSTALL) -e ".[test,lab]" || $(PY) -m pip install -q -e ".[test,lab]"
 	touch $@
@@ -58,7 +54,7 @@ book-js: $(VENV)/.installed-test
 	  else echo "npm is missing (the course site fetches its widget scripts with it once): run 'sudo apt-get install npm'"; exit 1; fi; }
 	$(PY) tools/vendor_book_js.py
 
-setup: $(VENV)/.installed-book dot chromium book-js
+setup: $(VENV)/.installed-test dot chromium book-js
 
 # PYTHONDONTWRITEBYTECODE=1 (set in some environments, this one included) makes every pytest worker, nbval kernel
 # and subprocess compile cfnb/, magics/ and the tests again, and keeps pytest from saving its assertion rewrites;
@@ -81,7 +77,7 @@ lab: $(VENV)/.installed-lab dot
 
 # The course as a static website: the committed notebooks (never executed here), the README's course table as
 # the front page, the reading guide as an appendix; every warning and broken reference fails the build.
-book: $(VENV)/.installed-book dot book-js
+book: $(VENV)/.installed-test dot book-js  # the test extra includes the book extra
 	$(PY) -m sphinx -W --keep-going -n -q -b html -c docs -d build/.book-doctrees . build/book
 	@echo "The course site is in build/book/: open file://$(CURDIR)/build/book/index.html in a browser"
 

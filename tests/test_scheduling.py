@@ -1,5 +1,5 @@
-"""How `make test` spreads the suite over pytest-xdist workers (tests/conftest.py): how many workers `-n auto` starts,
-and which tests must stay on one worker, in order."""
+"""How `make test` spreads the suite over pytest-xdist workers: how many workers `-n auto` starts (the repository
+root's conftest.py), and which tests must stay on one worker, in order (tests/conftest.py)."""
 import os
 
 

@@ -95,7 +95,7 @@ class _Lowering:
         # goes last, for the executor to report.
         order, unordered = op_order(src.get_operations())
         for op in order + unordered:
-            op_type, op_inputs, outputs = op._type, op._inputs, op._outputs  # the fields: no copy per read
+            op_type, src_inputs, outputs = op._type, op._inputs, op._outputs  # the fields: no copy per read
             if op_type == "Placeholder" and outputs[0] in tmap:
                 continue  # a function argument: already bound
             # Devices: a lowered node keeps its own request merged over its caller's (the functional op
@@ -111,11 +111,11 @@ class _Lowering:
                     new_outputs, node = self.lower_case(op, tmap, prefix, opmap)
             else:
                 inputs = []
-                for slot, t in enumerate(op_inputs):
+                for slot, t in enumerate(src_inputs):
                     if t in tmap:
                         inputs.append(tmap[t])
                     else:  # a back edge (Merge <- NextIteration) not yet copied: patch it afterwards
-                        inputs.append(inputs[0] if inputs else tmap[op_inputs[0]])
+                        inputs.append(inputs[0] if inputs else tmap[src_inputs[0]])
                         fixups.append((op, slot, t))
                 node = self.graph._create_op_copy(op, inputs, self._exact(prefix + op._name),
                                                   self.graph._scoped_device(op._device))
@@ -125,7 +125,7 @@ class _Lowering:
                     node._add_control_input(opmap[c])
                 elif c._outputs and c._outputs[0] in tmap:  # a control edge from a function argument
                     node._add_control_input(tmap[c._outputs[0]]._op)
-            if pivot is not None and not op_inputs and not op._control_inputs:
+            if pivot is not None and not src_inputs and not op._control_inputs:
                 node._add_control_input(pivot)
             opmap[op] = node
             tmap.update(zip(outputs, new_outputs))

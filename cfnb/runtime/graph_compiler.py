@@ -222,17 +222,18 @@ def _connect(ops, items, item_of_op, feed_item_of, fetch_tensors, updates):
 def _add_out_edges(items):
     """Each source's OutEdges in consumer order: its data edges, then its control edges (the executor's order)."""
     for dst in items:
-        is_merge = dst.kind == MERGE
+        is_merge, counts_own_way = dst.kind == MERGE, dst.kind in (MERGE, TRIGGER)
         start, pending_id = dst.input_start, dst.pending_id
         for slot, (src, port) in enumerate(dst.in_edges):
             items[src].out_edges.append(OutEdge(port, dst, start + slot, pending_id, is_merge))
+            items[src].merge_or_trigger_consumer |= counts_own_way
     for dst in items:
         if dst.control_in:
+            counts_own_way = dst.kind in (MERGE, TRIGGER)
             edge = OutEdge(CONTROL, dst, -1, dst.pending_id, dst.kind == MERGE)
             for src in dst.control_in:
                 items[src].out_edges.append(edge)
-    for item in items:
-        item.merge_or_trigger_consumer = any(e.dst.kind in (MERGE, TRIGGER) for e in item.out_edges)
+                items[src].merge_or_trigger_consumer |= counts_own_way
 
 
 def _bind_kernels(items, ops, fetch_tensors, target_ops, feed_set, make_kernel, updates, check):

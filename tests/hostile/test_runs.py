@@ -226,8 +226,9 @@ def test_every_phase_of_a_big_graphs_compile_asks_the_deadline():
         callers.append(sys._getframe(1).f_code.co_name)
     exe = compile_graph(graph, [y], [], [x], tf.Session(graph=graph)._make_kernel, check=check)
     compiled = len(callers)
-    assert {"_in_order", "compile_graph", "_bind_kernels"} <= set(callers)  # _in_order: the topological order's
-    every_1024 = CHAIN // 1024                                                 # walk of a graph built inputs first
+    # _in_order: the topological order's walk of a graph built inputs first (as this chain is)
+    assert {"_in_order", "compile_graph", "_bind_kernels"} <= set(callers)
+    every_1024 = CHAIN // 1024
     assert callers.count("compile_graph") >= 5 and callers.count("_bind_kernels") >= every_1024
     assert callers.count("_in_order") >= every_1024
     assert compile_static(exe, check) is not None
