@@ -7,6 +7,8 @@ whichever worker is free, except what must stay together, which goes to one work
 `--dist loadscope` keeps every file together, which is right for notebooks and coarser for the rest."""
 import pathlib
 import re
+import signal
+import warnings
 
 import numpy as np
 import pytest
@@ -86,6 +88,24 @@ def _fresh_graph():
     cfnb.reset_default_graph()
     yield
     cfnb.disable_control_flow_v2()
+
+
+@pytest.fixture
+def python_sigint():
+    """For a test that stops a run with Ctrl-C (`_thread.interrupt_main()`): Python's own SIGINT handler, the one that
+    raises KeyboardInterrupt, for the length of the test. Under any other, interrupt_main() does nothing at all
+    (Python's documented behaviour for SIG_IGN and SIG_DFL; the handler asyncio's `add_signal_handler` installs only
+    wakes its loop, and stays until that loop is closed or collected), and the endless run the test starts would never
+    stop. Libraries that run in a test process (nbclient, Playwright's event loop) may leave one behind: this puts
+    Python's back, says which it found (a warning in the summary), and restores it afterwards."""
+    found = signal.getsignal(signal.SIGINT)
+    if found is not signal.default_int_handler:
+        warnings.warn(f"SIGINT's handler was {found!r}, left by an earlier test in this process; this test runs with "
+                      f"Python's default_int_handler", stacklevel=1)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if found is not signal.default_int_handler:
+        signal.signal(signal.SIGINT, found)
 
 
 @pytest.fixture(scope="module")

@@ -75,7 +75,8 @@ def test_live_line_in_a_notebook_is_a_display_updated_in_place(clean, monkeypatc
     assert texts[-1].startswith("%%whileloop finished after ")  # the update that ends the line
 
 
-def test_interrupt_stops_the_run_and_leaves_the_names_untouched(clean):
+@pytest.mark.timeout(60)
+def test_interrupt_stops_the_run_and_leaves_the_names_untouched(clean, python_sigint):
     clean.user_ns["i"] = "before"
     timer = threading.Timer(0.5, _thread.interrupt_main)
     timer.start()

@@ -84,8 +84,9 @@ def _ctrl_c_once_the_devices_loop(stop):
         _thread.interrupt_main()
 
 
+@pytest.mark.timeout(60)
 @pytest.mark.parametrize("placement", ["body_on_b", "loop_on_a"])
-def test_keyboard_interrupt_stops_every_device(version, placement):
+def test_keyboard_interrupt_stops_every_device(version, placement, python_sigint):
     x, endless, finite, want = endless_loop(placement)
     sess = tf.Session(config=tf.ConfigProto(device_count=TWO_CPUS))
     stop = threading.Event()

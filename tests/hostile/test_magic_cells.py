@@ -137,7 +137,7 @@ def test_hostile_cell(shell, name):
                                     "i = 0\nfor k in range(10**12):\n    i += k",
                                     "i = 0\nwhile True:\n    i += 1\n    if i < 0:\n        break"],
                          ids=["endless_while", "huge_range", "while_true_never_breaks"])
-def test_an_endless_cell_stops_on_ctrl_c_and_changes_no_name(shell, source):
+def test_an_endless_cell_stops_on_ctrl_c_and_changes_no_name(shell, source, python_sigint):
     shell.user_ns["i"] = "before"
     with ctrl_c_after(0.5), pytest.raises(KeyboardInterrupt) as info:
         shell.run_cell_magic("whileloop", "--no-display", source)

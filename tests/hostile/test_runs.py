@@ -156,7 +156,7 @@ def test_close_from_another_thread_cancels_the_run(path):
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("how", ["deadline", "ctrl-c"])
-def test_a_deadline_or_ctrl_c_stops_an_endless_loop_and_the_session_runs_on(path, how):
+def test_a_deadline_or_ctrl_c_stops_an_endless_loop_and_the_session_runs_on(path, how, python_sigint):
     config = _session(path)
     x, endless, finite, want = _endless_loop(path)
     sess = tf.Session(config=tf.ConfigProto(**config))
