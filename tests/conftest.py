@@ -93,15 +93,20 @@ def _fresh_graph():
 @pytest.fixture
 def python_sigint():
     """For a test that stops a run with Ctrl-C (`_thread.interrupt_main()`): Python's own SIGINT handler, the one that
-    raises KeyboardInterrupt, for the length of the test. Under any other, interrupt_main() does nothing at all
-    (Python's documented behaviour for SIG_IGN and SIG_DFL; the handler asyncio's `add_signal_handler` installs only
-    wakes its loop, and stays until that loop is closed or collected), and the endless run the test starts would never
-    stop. Libraries that run in a test process (nbclient, Playwright's event loop) may leave one behind: this puts
-    Python's back, says which it found (a warning in the summary), and restores it afterwards."""
+    raises KeyboardInterrupt, for the length of the test. Under any other, interrupt_main() does nothing at all, and
+    the endless run the test starts would never stop.
+
+    Ignored is the common case: a shell without job control starts a background job (`make test &`, a script's
+    `cmd &`) with SIGINT ignored, every process it starts inherits that, and Python then leaves SIGINT alone instead of
+    installing its handler. Every pytest worker of such a run hung in these tests (`make test` started that way,
+    twice). This puts Python's handler back for the test and restores the disposition afterwards; any handler other
+    than SIG_IGN (a library's left in the worker, e.g. asyncio's `add_signal_handler`, which nbclient uses) is also
+    named in a warning."""
     found = signal.getsignal(signal.SIGINT)
     if found is not signal.default_int_handler:
-        warnings.warn(f"SIGINT's handler was {found!r}, left by an earlier test in this process; this test runs with "
-                      f"Python's default_int_handler", stacklevel=1)
+        if found is not signal.SIG_IGN:
+            warnings.warn(f"SIGINT's handler was {found!r}, left by an earlier test in this process; this test runs "
+                          f"with Python's default_int_handler", stacklevel=1)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     if found is not signal.default_int_handler:

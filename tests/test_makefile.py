@@ -14,8 +14,9 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 
 def _venv_command(*args, **env):
     """The line of `make`'s recipe for .venv that makes the venv (`<python> -m venv .venv`), with PYTHON taken out of
-    the environment and `env` put in."""
-    env = {**{k: v for k, v in os.environ.items() if k != "PYTHON"}, **env}
+    the environment and `env` put in. Also out: MAKEFLAGS and the like, which carry a `make test PYTHON=...` that runs
+    this test into the make it starts."""
+    env = {**{k: v for k, v in os.environ.items() if k not in ("PYTHON", "MAKEFLAGS", "MFLAGS", "MAKELEVEL")}, **env}
     out = subprocess.run(["make", "-n", "-B", *args, ".venv/.installed-test"], cwd=ROOT, capture_output=True,
                          text=True, check=True, env=env).stdout
     return next(line for line in out.splitlines() if line.endswith(" -m venv .venv"))
