@@ -7,9 +7,9 @@
 # The interpreter .venv is made from: the distribution's own Python 3 (/usr/bin/python3) where it is 3.11 or newer and
 # can make a venv, else the first python3 on PATH; PYTHON=... chooses another. Debian's and Ubuntu's Python is built
 # with profile-guided and link-time optimisation into a static executable; pyenv's default build has neither (a
-# shared libpython, no --enable-optimizations). `make test` with Debian's 3.11.2 against pyenv's 3.11.7 on this 2-core
-# machine, in runs taken in turn: 153 and 145 s against 176 and 158 s; conformance and GraphDef tests alone 12-22%
-# less CPU. (An existing .venv keeps its interpreter: `make clean` first to change it.)
+# shared libpython, no --enable-optimizations). On this 2-core machine, Debian's 3.11.2 against pyenv's 3.11.7, in
+# runs taken in turn: `make test` 1 to 37 s faster in four pairs (145-157 s against 158-188 s), about 10%; groups of
+# engine and magic tests in one process, 11-22% less CPU. (An existing .venv keeps its interpreter: `make clean`.)
 ifeq ($(origin PYTHON),undefined)
 PYTHON := $(shell /usr/bin/python3 -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11) or not ensurepip.version())' >/dev/null 2>&1 \
             && echo /usr/bin/python3 || echo python3)
