@@ -10,9 +10,10 @@
 # shared libpython, no --enable-optimizations). On this 2-core machine, Debian's 3.11.2 against pyenv's 3.11.7, in
 # runs taken in turn: `make test` 1 to 37 s faster in four pairs (145-157 s against 158-188 s), about 10%; groups of
 # engine and magic tests in one process, 11-22% less CPU. (An existing .venv keeps its interpreter: `make clean`.)
+SYSTEM_PYTHON := /usr/bin/python3
 ifeq ($(origin PYTHON),undefined)
-PYTHON := $(shell /usr/bin/python3 -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11) or not ensurepip.version())' >/dev/null 2>&1 \
-            && echo /usr/bin/python3 || echo python3)
+PYTHON := $(shell $(SYSTEM_PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11) or not ensurepip.version())' \
+            >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
 endif
 VENV   := .venv
 PY     := $(VENV)/bin/python
