@@ -302,6 +302,26 @@ def test_tensor_shape_misc():
     assert tf.TensorShape(None).dims is None and tf.TensorShape(None).ndims is None
 
 
+def test_tensor_shape_stores_plain_ints_whatever_it_is_given():
+    """A shape's dims are Python ints or None, from a list, a tuple, numpy ints or Dimensions (a list of plain ints
+    takes a fast path: it must store the same)."""
+    for dims in ([2, None, 3], (2, None, 3), [np.int64(2), None, tf.Dimension(3)], [tf.Dimension(2), None, 3.0]):
+        stored = tf.TensorShape(dims)._dims
+        assert stored == (2, None, 3) and [type(d) for d in stored] == [int, type(None), int], dims
+
+
+@pytest.mark.parametrize("a,b,result", [([2, 3], [2, 3], [2, 3]), ([2, None], [2, None], [2, None]),
+                                        ([2, 1], [3], [2, 3]), ([None], [3], [3]), ([], [4, 1], [4, 1]),
+                                        (None, [2], None)])
+def test_static_broadcast_shapes(a, b, result):
+    """An elementwise op's static shape (TensorFlow's `BroadcastBinaryOpOutputShapeFn`): equal shapes give
+    themselves, a 1 or a missing dimension takes the other's, an unknown one the other's known one."""
+    x, y = tf.placeholder(tf.float32, a), tf.placeholder(tf.float32, b)
+    assert (x + y).shape == tf.TensorShape(result) and (y * x).shape == tf.TensorShape(result)
+    with pytest.raises(ValueError, match=r"Dimensions must be equal, but are 3 and 2"):
+        tf.placeholder(tf.float32, [3]) + tf.placeholder(tf.float32, [2])
+
+
 # --- nest ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("structure,flat", [
     ({"b": 1, "a": 2, "c": [3, 4]}, [2, 1, 3, 4]),

@@ -61,7 +61,8 @@ class Operation:
         self._control_outputs = ()
         self._attrs = dict(attrs or {})
         self._device = device or ""
-        self._id = graph._next_id()
+        graph._counter += 1  # the op's id: its place in the graph's creation order
+        self._id = graph._counter
         self._control_flow_context = graph._control_flow_context
         self._op_def = get_op_def(op_type)
         for t in self._inputs:
@@ -190,10 +191,6 @@ class Graph(FeedFetchRules):
     @dtype_rules.setter
     def dtype_rules(self, rules):
         self._dtype_rules = _rules.check(rules)
-
-    def _next_id(self):
-        self._counter += 1
-        return self._counter
 
     # --- reading -----------------------------------------------------------------------
     def get_operations(self):
@@ -455,7 +452,7 @@ class Graph(FeedFetchRules):
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input to {op_type} must be a Tensor, got {t!r}")
-            if t.graph is not self:
+            if t._op._graph is not self:
                 raise ValueError(f"Tensor {t.name} must be from the same graph as the op '{name}' being "
                                  f"created (graphs are {t.graph!r} and {self!r}).")
         if name is None:

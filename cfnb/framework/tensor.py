@@ -8,7 +8,7 @@ they build, and `t.eval()` finds its session on the framework's default-session 
 """
 from . import build_journal, errors
 from .default_session import eval_using_default_session
-from .tensor_shape import as_shape
+from .tensor_shape import TensorShape, as_shape
 
 
 class Tensor:
@@ -23,7 +23,7 @@ class Tensor:
         self._op = op
         self._value_index = value_index
         self._dtype = dtype
-        self._shape = as_shape(shape)
+        self._shape = shape if type(shape) is TensorShape else as_shape(shape)
         self._consumers = []
 
     op = property(lambda self: self._op)

@@ -59,14 +59,20 @@ def _dim(d):
     return None if d is None else int(d)
 
 
+# The types of a dimension `TensorShape` stores as it is: a known one's int, an unknown one's None.
+_PLAIN_DIMS = frozenset({int, type(None)})
+
+
 class TensorShape:
     __slots__ = ("_dims",)
 
     def __init__(self, dims):
         if isinstance(dims, TensorShape):
             dims = dims._dims
-        if type(dims) is tuple and all(type(d) is int for d in dims):
-            self._dims = dims  # already what the loop below makes (a shape's dims, `np.shape` of a value)
+        if (type(dims) is tuple or type(dims) is list) and _PLAIN_DIMS.issuperset(map(type, dims)):
+            # what the loop below makes, without a call per dimension (a shape's dims, `np.shape` of a value, the
+            # list a shape function builds)
+            self._dims = tuple(dims)
         elif dims is None:
             self._dims = None
         else:
@@ -223,8 +229,10 @@ def scalar():
 def broadcast_shapes(a, b, op=None):
     """Static broadcasting of two TensorShapes (unknown dimensions stay unknown): TensorFlow's
     `common_shapes.broadcast_shape`; `op` names the op in the error, as the C++ shape function does."""
-    if a.ndims is None or b.ndims is None:
+    if a._dims is None or b._dims is None:
         return TensorShape(None)
+    if a._dims == b._dims:
+        return a  # the common case, and what the loop below gives (shapes are immutable: sharing one is safe)
     x, y = a.as_list()[::-1], b.as_list()[::-1]
     out = []
     for i in range(max(len(x), len(y))):
