@@ -283,13 +283,29 @@ def chromium():
         yield page
 
 
-def _open(page, path):
-    """Open a page of the site from file:// and wait until its widgets are drawn; its console errors are
-    collected from here on."""
+# An explorer as the page shows it when it is drawn: its controls and its drawing.
+EXPLORER_DRAWINGS = ".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg"
+
+
+def _open(page, path, explorers=0):
+    """Open a page of the site from file:// and wait until its widgets are drawn, and its `explorers` explorers
+    with them; its console errors are collected from here on.
+
+    The explorers are waited for on their own: anywidget gives an explorer its place in the widget area first and
+    draws it once its script module has loaded, so a busy machine measured a page whose explorer was not drawn yet
+    (1 run of `make test` in 9). Those that are still missing after 20 s are left to `_explorer_problems` to
+    report."""
     page.errors.clear()
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     page.wait_for_function(WIDGETS_RENDERED_JS)
+    if explorers:
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+        try:
+            page.wait_for_function("([drawings, n]) => document.querySelectorAll(drawings).length >= n",
+                                   arg=[EXPLORER_DRAWINGS, explorers], timeout=20_000)
+        except PlaywrightTimeout:
+            pass
 
 
 def _explorers_stored(page_name):
@@ -308,8 +324,7 @@ def _explorer_problems(page, page_name):
     """The explorers' drawings at their default zoom (the browser-side explorer's, measured as
     tests/browser.py measures them in JupyterLab): text under 9 px, or cut off; and every explorer the notebook
     stores is drawn (a page whose explorers all failed would otherwise have nothing to measure)."""
-    drawings = ".cfnb-explorer:has(.cfnb-explorer-controls) .cfnb-explorer-drawing > svg"
-    measured = page.evaluate(browser.MEASURE_ALL_JS, drawings)  # one round trip for them all
+    measured = page.evaluate(browser.MEASURE_ALL_JS, EXPLORER_DRAWINGS)  # one round trip for them all
     stored = _explorers_stored(page_name)
     problems = [f"{page_name}: {len(measured)} explorers drawn, the notebook stores {stored}"] \
         if len(measured) != stored else []
@@ -324,7 +339,7 @@ def test_pages_load_cleanly_with_readable_figures_in_chromium(site, chromium):
     pages = ["docs/index.html"] + [f"notebooks/{key}.html" for key in CHAPTERS] + ["docs/reading-guide.html"]
     problems = []
     for name in pages:
-        _open(chromium, site / name)
+        _open(chromium, site / name, _explorers_stored(name))
         problems += _figure_problems(chromium.evaluate(FIGURES_JS), name) + _explorer_problems(chromium, name)
         problems += [f"{name}: console error: {e}" for e in chromium.errors]
     assert not chromium.fetched, "the site fetched from the network:\n" + "\n".join(chromium.fetched)
