@@ -18,7 +18,7 @@ endif
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-# pytest-xdist workers for `make test` (auto: one per core and one more, the root conftest.py; WORKERS=0 runs in
+# pytest-xdist workers for `make test` (auto: one per CPU, the root conftest.py says why; WORKERS=0 runs in
 # this process, for a debugger)
 WORKERS ?= auto
 

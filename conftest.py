@@ -8,8 +8,8 @@ controller and each xdist worker, for a format nbformat's schemas never check. t
 stand-in imports the real module the first time it is asked, so nothing answers differently.
 
 It also gives every test process, and the notebook kernels nbval starts, one BLAS thread (`OPENBLAS_NUM_THREADS`,
-`MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs an xdist worker per core and one
-more, and a multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against
+`MKL_NUM_THREADS`, unless already set) before numpy is imported: `make test` runs an xdist worker per CPU, and a
+multi-device run calls BLAS from several device threads at once, where OpenBLAS's own threads spin against
 each other (chapter 09's RNN runs: 4.8 CPU-s with two BLAS threads on this 2-core machine, 0.22 with one). Which kernel
 runs is left alone (OPENBLAS_CORETYPE: see benchmarks/README.md).
 
@@ -44,14 +44,16 @@ def pytest_collection_finish(session):
 
 
 def pytest_xdist_auto_num_workers(config):
-    """`-n auto` (what `make test` passes): one worker more than the CPUs this process may run on. (Here, not in
-    tests/conftest.py, which xdist has not read yet when it counts.) A browser test waits while Chromium, JupyterLab
-    or a notebook kernel works, and a notebook's cells wait for the kernel, so with one worker per CPU a core idled
-    some 7% of the run. A third worker on this 2-core machine fills those gaps, at the price of its own collection
-    (about 3.5 CPU-s) and more switching, about 14 busy CPU-s in all: `make test` in runs taken in turn, 150-175 s ->
-    141-154 s while the host is slow, a tie (126-127 s) while it is quiet; a fourth worker: 152 s against 146 s.
-    PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it is set."""
+    """`-n auto` (what `make test` passes): one worker per CPU this process may run on (xdist's own count may be the
+    physical cores). (Here, not in tests/conftest.py, which xdist has not read yet when it counts.)
+
+    A third worker on this 2-core machine once paid for itself: browser tests and notebooks wait while Chromium,
+    JupyterLab or a kernel works, and it filled those gaps (with pyenv's Python, in runs taken in turn while the host
+    was slow: 150-175 s -> 141-154 s). On the distribution's faster Python it no longer does: in four pairs of
+    `make test` runs taken in turn, two workers took 151, 160, 165, 157 s and three 157, 162, 164, 162 s, and three
+    kept the CPUs busier for the same work, by 19 CPU-seconds on average (its own collection, about 3.5 CPU-s, and
+    the switching between three busy processes on two cores). PYTEST_XDIST_AUTO_NUM_WORKERS still decides where it
+    is set."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None  # xdist's own hook reads it
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cpus + 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

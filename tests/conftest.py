@@ -1,7 +1,7 @@
 """Shared fixtures: every test starts on a fresh default graph with control flow v1.
 
-Also how `make test` spreads the suite over pytest-xdist workers (`-n auto` in the Makefile: one more worker than
-there are CPUs, the repository root's conftest.py): tests go one by one to
+Also how `make test` spreads the suite over pytest-xdist workers (`-n auto` in the Makefile: a worker per CPU, the
+repository root's conftest.py): tests go one by one to
 whichever worker is free, except what must stay together, which goes to one worker in file order
 (`pytest_xdist_make_scheduler` below). Without this file (`pytest -n 2 notebooks/`), pyproject.toml's
 `--dist loadscope` keeps every file together, which is right for notebooks and coarser for the rest."""

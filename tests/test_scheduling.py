@@ -9,10 +9,10 @@ def _conftest(pytestconfig):
                 if getattr(p, "__file__", "").endswith(os.path.join("tests", "conftest.py")))
 
 
-def test_auto_starts_one_worker_more_than_there_are_cpus(pytestconfig, monkeypatch):
+def test_auto_starts_a_worker_per_cpu(pytestconfig, monkeypatch):
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    assert pytestconfig.hook.pytest_xdist_auto_num_workers(config=pytestconfig) == cpus + 1
+    assert pytestconfig.hook.pytest_xdist_auto_num_workers(config=pytestconfig) == cpus
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "5")  # xdist's own setting still decides where it is set
     assert pytestconfig.hook.pytest_xdist_auto_num_workers(config=pytestconfig) == 5
 
