@@ -7,6 +7,7 @@ traced and waited for exactly like kernels computed on the device's own thread.
   the other device waits for that kernel's output (a slowed-down kernel makes the window wide); a deadline still
   ends such a run, and says what was computing;
 - a traced run records each pooled firing once, on its device, with the worker's start and end times;
+- an expensive kernel goes to a worker only when its device's thread has other work ready (`Pool.wants`);
 - single-device runs never start a worker, whatever the settings; nor do two devices by default.
 """
 import threading
@@ -166,6 +167,23 @@ def test_a_traced_pooled_run_records_each_firing_on_its_device(monkeypatch, subm
     for f in pooled_trace.of_node("while/mm_b"):
         assert f.device.endswith("CPU:1") and 0.0 < f.start <= f.end
     assert sum(f.live for f in pooled_trace.of_node("while/mm_a")) == 4  # and a dead one in the last iteration
+
+
+def test_a_kernel_goes_to_a_worker_only_when_its_device_has_other_work():
+    """`Pool.wants`, TensorFlow's `curr_expensive_node` rule, asked directly (a run's timing decides what it is
+    asked): an expensive kernel (by type, or by its inputs' size) is handed to a worker when the device's thread has
+    something else ready, and stays inline when it has not; a stateful kernel never leaves the thread."""
+    import types
+    pool = inter_op.Pool.__new__(inter_op.Pool)
+    pool.classes, pool.every_kernel = [inter_op.NEVER, inter_op.BY_SIZE, inter_op.ALWAYS], False
+    never, by_size, always = (types.SimpleNamespace(id=k) for k in range(3))
+    big, small, other = np.zeros(inter_op.EXPENSIVE_ELEMENTS, np.float32), np.zeros(3, np.float32), ["another token"]
+    assert [pool.wants(always, [small], other), pool.wants(always, [small], [])] == [True, False]
+    assert [pool.wants(by_size, [small, big], other), pool.wants(by_size, [small], other),
+            pool.wants(by_size, [big], [])] == [True, False, False]
+    assert pool.wants(never, [big], other) is False
+    pool.every_kernel = True  # POOL_EVERY_KERNEL, for tests: anything but a stateful kernel
+    assert [pool.wants(by_size, [small], []), pool.wants(never, [big], other)] == [True, False]
 
 
 def test_single_device_runs_never_pool(monkeypatch, submitted):
