@@ -12,6 +12,7 @@ traced and waited for exactly like kernels computed on the device's own thread.
 """
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -173,9 +174,9 @@ def test_a_kernel_goes_to_a_worker_only_when_its_device_has_other_work():
     """`Pool.wants`, TensorFlow's `curr_expensive_node` rule, asked directly (a run's timing decides what it is
     asked): an expensive kernel (by type, or by its inputs' size) is handed to a worker when the device's thread has
     something else ready, and stays inline when it has not; a stateful kernel never leaves the thread."""
-    import types
-    pool = inter_op.Pool.__new__(inter_op.Pool)
-    pool.classes, pool.every_kernel = [inter_op.NEVER, inter_op.BY_SIZE, inter_op.ALWAYS], False
+    settings = types.SimpleNamespace(classes=[inter_op.NEVER, inter_op.BY_SIZE, inter_op.ALWAYS], every_kernel=False,
+                                     threads=2)  # an InterOp's fields, without a graph to classify
+    pool = inter_op.Pool(settings, endpoint=None)
     never, by_size, always = (types.SimpleNamespace(id=k) for k in range(3))
     big, small, other = np.zeros(inter_op.EXPENSIVE_ELEMENTS, np.float32), np.zeros(3, np.float32), ["another token"]
     assert [pool.wants(always, [small], other), pool.wants(always, [small], [])] == [True, False]
