@@ -12,8 +12,8 @@
 # engine and magic tests in one process, 11-22% less CPU. (An existing .venv keeps its interpreter: `make clean`.)
 SYSTEM_PYTHON := /usr/bin/python3
 ifeq ($(origin PYTHON),undefined)
-PYTHON := $(shell $(SYSTEM_PYTHON) -c 'import sys, ensurepip; sys.exit(sys.version_info < (3, 11) or not ensurepip.version())' \
-            >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
+QUALIFIES := import sys, ensurepip; sys.exit(sys.version_info < (3, 11) or not ensurepip.version())
+PYTHON := $(shell $(SYSTEM_PYTHON) -c '$(QUALIFIES)' >/dev/null 2>&1 && echo $(SYSTEM_PYTHON) || echo python3)
 endif
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -44,17 +44,19 @@ $(VENV)/.installed-lab: $(VENV)/.installed-test
 dot:
 	@command -v dot >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq graphviz >/dev/null; \
-	  else echo "Graphviz's 'dot' is missing: run 'sudo apt-get install graphviz' (or use the conda route in README.md)"; exit 1; fi; }
+	  else echo "Graphviz's 'dot' is missing: run 'sudo apt-get install graphviz'" \
+	    "(or use the conda route in README.md)"; exit 1; fi; }
 
-# Debian's Chromium, for the browser test of the explorer (tests/test_browser.py drives it with Playwright).
-# Without it that one test is skipped, with the reason.
+# Debian's Chromium, for the browser tests (tests/browser.py launches it under Playwright: the explorer, the course
+# site, the drawings' sizes, JupyterLab). Without it those tests are skipped, each with the reason.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  elif command -v apt-get >/dev/null 2>&1 && sudo -n true 2>/dev/null; then \
-	    sudo -n apt-get update -qq && sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else echo "Chromium is missing, so the browser test will be skipped: run 'sudo apt-get install chromium'"; fi; }
+	    sudo -n apt-get update -qq && \
+	      sudo -n env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "Chromium is missing, so the browser tests will be skipped: run 'sudo apt-get install chromium'"; fi; }
 
 # The scripts the course site serves to render its widgets (RequireJS, ipywidgets' html-manager), fetched once
 # from the npm registry with npm (tools/vendor_book_js.py); the site itself never fetches anything.
@@ -62,7 +64,8 @@ book-js: $(VENV)/.installed-test
 	@command -v npm >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; \
-	  else echo "npm is missing (the course site fetches its widget scripts with it once): run 'sudo apt-get install npm'"; exit 1; fi; }
+	  else echo "npm is missing (the course site fetches its widget scripts with it once):" \
+	    "run 'sudo apt-get install npm'"; exit 1; fi; }
 	$(PY) tools/vendor_book_js.py
 
 setup: $(VENV)/.installed-test dot chromium book-js
