@@ -192,23 +192,58 @@ def test_initial_shape_incompatible_with_invariant():
                       [i.shape, tf.TensorShape([5])])
 
 
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 @pytest.mark.parametrize("pred,error,pattern", [
-    (lambda x: x, TypeError, "must return a boolean tensor"),
-    (lambda x: tf.ones([2], tf.bool), ValueError, "must return a scalar"),
-    (lambda x: True, TypeError, "Python bool"),
+    (lambda x: x, TypeError, "`cond` must return a boolean tensor, but returned .* of dtype float32"),
+    (lambda x: tf.ones([2], tf.bool), ValueError, r"`cond` must return a scalar, .* of shape \(2,\)"),
+    (lambda x: True, TypeError, "`cond` returned the Python bool True"),
+    (lambda x: np.bool_(False), TypeError, "`cond` returned the Python bool False"),
 ])
-def test_bad_loop_predicates(pred, error, pattern):
+def test_bad_loop_predicates_get_one_message_in_both_forms(v2, pred, error, pattern):
+    if v2:
+        tf.enable_control_flow_v2()
     with pytest.raises(error, match=f"while_loop 'while'.*{pattern}"):
         tf.while_loop(pred, lambda x: x + 1.0, [tf.constant(1.0)])
 
 
+def test_a_one_element_predicate_is_squeezed_in_v2_and_refused_by_v1s_loop_cond():
+    """TensorFlow's while_v2 reshapes a [1] predicate to a scalar; v1's LoopCond demands a scalar."""
+    def cond(x):
+        return tf.reshape(x < 3.0, [1])
+    with pytest.raises(ValueError, match=r"while_loop 'while'.*must return a scalar.*\(1,\)"):
+        tf.while_loop(cond, lambda x: x + 1.0, [tf.constant(1.0)])
+    tf.enable_control_flow_v2()
+    r = tf.while_loop(cond, lambda x: x + 1.0, [tf.constant(1.0)])
+    assert tf.Session().run(r) == 3.0
+
+
+@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 @pytest.mark.parametrize("kwargs,error,pattern", [
     ({"parallel_iterations": 0}, TypeError, "'parallel_iterations' must be a positive integer"),
     ({"maximum_iterations": [2, 3]}, ValueError, "'maximum_iterations' must be a scalar"),
+    # TensorFlow's v1 counts in floats (2.5 runs three iterations) and its v2 refuses the float: cfnb refuses it in
+    # both, never casting it to 2 iterations
+    ({"maximum_iterations": 2.5}, TypeError, "'maximum_iterations' must be an integer, got float32"),
+    ({"maximum_iterations": np.float64(2.0)}, TypeError, "'maximum_iterations' must be an integer, got float64"),
 ])
-def test_bad_loop_arguments(kwargs, error, pattern):
+def test_bad_loop_arguments(v2, kwargs, error, pattern):
+    if v2:
+        tf.enable_control_flow_v2()
     with pytest.raises(error, match=pattern):
         tf.while_loop(lambda x: x < 3, lambda x: x + 1, [0], **kwargs)
+
+
+def test_an_int64_bound_counts_in_int64_in_v1_and_is_refused_by_v2_as_in_tensorflow():
+    """TensorFlow's v2 refuses an int64 `maximum_iterations` (its While op counts in int32); casting it could
+    wrap a bound of 2**32 to 0 iterations."""
+    bound = tf.constant(2, tf.int64)
+    r = tf.while_loop(lambda x: x < 10, lambda x: x + 1, [tf.constant(0)], maximum_iterations=bound)
+    assert tf.Session().run(r) == 2
+    tf.enable_control_flow_v2()
+    with pytest.raises(TypeError, match="while_loop 'while_1'.*must be an int32 with control flow v2.*got int64"):
+        tf.while_loop(lambda x: x < 10, lambda x: x + 1, [tf.constant(0)], maximum_iterations=bound)
+    with pytest.raises(ValueError, match="while_loop 'while_2'.*is 4294967296, outside the range of the While op's"):
+        tf.while_loop(lambda x: x < 10, lambda x: x + 1, [tf.constant(0)], maximum_iterations=2**32)
 
 
 def test_missing_or_uncallable_arguments():

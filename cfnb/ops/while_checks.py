@@ -7,12 +7,61 @@ the body's results into the NextIterations (TensorFlow's `_EnforceShapeInvariant
 builds the body function (`while_v2._check_shapes_compat`, `_check_num_inputs_outputs`). Each message names the
 loop and the variable, and says how to fix it.
 
-What the two forms check of the `cond` function differs in TensorFlow (v1's LoopCond demands a scalar bool, v2
-squeezes a one-element predicate), so those checks stay with each builder: `WhileContext._BuildLoop` and
-`while_v2._build_cond`.
+The predicate `cond` returns and the `maximum_iterations` bound are checked here too, with one set of messages,
+and the two places TensorFlow's forms differ are arguments: v1's LoopCond demands a scalar where v2 squeezes a
+one-element predicate, and v2's While op counts in int32 where v1 counts in the bound's own integer type.
 """
-from ..framework import nest
+import numpy as np
+
+from ..framework import dtypes, nest
+from ..framework.ops import convert_to_tensor
 from ..framework.tensor_shape import as_shape
+
+
+def maximum_iterations(label, value, int32_only):
+    """The `maximum_iterations` argument as a scalar integer tensor (TensorFlow's `while_loop` converts it with
+    `ops.convert_to_tensor` and demands a scalar).
+
+    TensorFlow's v1 also takes a float bound and counts in floats (2.5 runs three iterations), and its v2 refuses
+    anything but int32 (so an int64 bound fails there, a Python float with "Expected int32"). cfnb refuses a
+    non-integer bound in both forms, and an int64 one in v2 (`int32_only`) as TensorFlow does, since casting it
+    could wrap a large bound to a small one. A Python int is an int32 there, as TensorFlow converts it, even
+    where a caller converts Python ints to int64 by default (the `%%whileloop` magic, after numpy)."""
+    if int32_only and isinstance(value, int) and not isinstance(value, bool):
+        if not -2**31 <= value < 2**31:
+            raise ValueError(f"while_loop '{label}': 'maximum_iterations' is {value}, outside the range of the "
+                             f"While op's int32 counter")
+        value = convert_to_tensor(value, dtype=dtypes.int32, name="maximum_iterations")
+    bound = convert_to_tensor(value, name="maximum_iterations")
+    if bound.shape.ndims != 0:
+        raise ValueError(f"while_loop '{label}': 'maximum_iterations' must be a scalar. Received shape: "
+                         f"{bound.shape}")
+    if not bound.dtype.is_integer:
+        raise TypeError(f"while_loop '{label}': 'maximum_iterations' must be an integer, got {bound.dtype.name}")
+    if int32_only and bound.dtype != dtypes.int32:
+        raise TypeError(f"while_loop '{label}': 'maximum_iterations' must be an int32 with control flow v2 (the "
+                        f"While op counts its iterations in int32), got {bound.dtype.name}; cast it with "
+                        f"cfnb.cast(..., cfnb.int32)")
+    return bound
+
+
+def cond_predicate(label, pred, squeeze):
+    """What `cond` returned, as the loop's predicate: a boolean tensor, never a Python bool (a loop that would
+    never, or always, run), and a scalar, the input of v1's LoopCond (TensorFlow's `LoopCond` op demands a
+    scalar bool). With `squeeze` (v2) a predicate of one element is also taken: the caller reshapes it to a
+    scalar, as TensorFlow's `while_v2._build_cond` does."""
+    if isinstance(pred, (bool, np.bool_)):
+        raise TypeError(f"while_loop '{label}': `cond` returned the Python bool {pred}; it must return a boolean "
+                        f"tensor computed from the loop variables.")
+    pred = convert_to_tensor(pred)
+    if pred.dtype != dtypes.bool_:
+        raise TypeError(f"while_loop '{label}': `cond` must return a boolean tensor, but returned {pred.name} of "
+                        f"dtype {pred.dtype.name}. Compare it, e.g. `x > 0`, or cast it with cfnb.cast(..., "
+                        f"cfnb.bool).")
+    if pred.shape.ndims not in (None, 0) and not (squeeze and pred.shape.num_elements() == 1):
+        raise ValueError(f"while_loop '{label}': `cond` must return a scalar, but returned {pred.name} of shape "
+                         f"{pred.shape}. Reduce it first, e.g. with cfnb.reduce_all or cfnb.reduce_any.")
+    return pred
 
 
 def shape_less_than_or_equal(shape1, shape2):

@@ -7,7 +7,6 @@ gives every tensor captured from outside its one constant Enter, and the `Add*Lo
 what `gradients/control_flow_state.py` (GradLoopState) needs: the forward iteration counter, the
 backprop loop's counter and the gradient accumulators of loop invariants.
 """
-import numpy as np
 
 from ..framework import build_journal, dtypes, nest
 from ..framework.indexed_slices import IndexedSlices
@@ -337,18 +336,7 @@ class WhileContext(ControlFlowContext):
         packed_vars = nest.pack_sequence_as(
             loop_vars, [from_flow_tensor(o, m) for o, m in zip(flat_orig_loop_vars, merge_vars)], True)
         args = list(packed_vars) if is_arg_list(loop_vars) else [packed_vars]
-        c = pred(*args)
-        if isinstance(c, (bool, np.bool_)):
-            raise TypeError(f"while_loop '{self.label}': `cond` returned the Python bool {c}; it must return a "
-                            f"boolean tensor computed from the loop variables.")
-        c = convert_to_tensor(c)
-        if c.dtype != dtypes.bool_:
-            raise TypeError(f"while_loop '{self.label}': `cond` must return a boolean tensor, but returned "
-                            f"{c.name} of dtype {c.dtype.name} (TensorFlow: Input 'input' of 'LoopCond' Op has "
-                            f"type {c.dtype.name} that does not match expected type of bool).")
-        if c.shape.ndims not in (None, 0):
-            raise ValueError(f"while_loop '{self.label}': `cond` must return a scalar, but returned {c.name} of "
-                             f"shape {c.shape}. Reduce it first, e.g. with cfnb.reduce_all or cfnb.reduce_any.")
+        c = while_checks.cond_predicate(self.label, pred(*args), squeeze=False)
         self._pivot = loop_cond(c, name="LoopCond")
         switch_vars = [switch(x, self._pivot) for x in merge_vars]
 
@@ -359,9 +347,6 @@ class WhileContext(ControlFlowContext):
         args = list(packed_vars_for_body) if is_arg_list(loop_vars) else [packed_vars_for_body]
         original_body_result = while_checks.body_result(self.label, body(*args), args)
         result = [to_flow_tensor(v) for v in nest.flatten(original_body_result, expand_composites=True)]
-        if len(merge_vars) != len(result):
-            raise ValueError(f"Number of inputs and outputs of 'body' are different: {len(merge_vars)}, "
-                             f"{len(result)}")
         for i, (m, v) in enumerate(zip(merge_vars, result)):  # TensorFlow's _EnforceShapeInvariant
             while_checks.check_body_output(self.label, i, real_vars[i], m.shape, v)
         for m, v in zip(merge_vars, result):

@@ -8,9 +8,9 @@ becomes `i < maximum_iterations and cond(...)`.
 import numpy as np
 
 from ..framework import nest
-from ..framework.ops import convert_to_tensor, get_default_graph
+from ..framework.ops import get_default_graph
 from ..framework.tensor_shape import TensorShape
-from . import control_flow_v2_toggles, while_v2
+from . import control_flow_v2_toggles, while_checks, while_v2
 from .array_ops import constant
 from .math_ops import logical_and
 from .while_context import WhileContext, convert_loop_vars, is_arg_list
@@ -43,13 +43,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         loop_vars = convert_loop_vars(loop_vars)
         try_to_pack = is_arg_list(loop_vars) and len(loop_vars) == 1 and not return_same_structure
         if maximum_iterations is not None:
-            maximum_iterations = convert_to_tensor(maximum_iterations, name="maximum_iterations")
-            if maximum_iterations.shape.ndims != 0:
-                raise ValueError(f"while_loop '{label}': 'maximum_iterations' must be a scalar. Received shape: "
-                                 f"{maximum_iterations.shape}")
-            if not maximum_iterations.dtype.is_integer:
-                raise TypeError(f"while_loop '{label}': 'maximum_iterations' must be an integer, got "
-                                f"{maximum_iterations.dtype.name}")
+            maximum_iterations = while_checks.maximum_iterations(label, maximum_iterations, int32_only=False)
             counter = constant(0, dtype=maximum_iterations.dtype, name="iteration_counter")
             orig_cond, orig_body, orig_vars = cond, body, loop_vars
             as_args = is_arg_list(loop_vars)

@@ -10,6 +10,8 @@ The cond and body are FuncGraphs in the graph's function library (`while_cond_3`
 `while_loop` builds them in order: the loop variables (`_LoopVars`), the cond function (`_build_cond`), the body
 function (`_build_body`), their captures made loop variables (`_add_captures`), then the op itself.
 """
+import numpy as np
+
 from ..framework import dtypes, nest
 from ..framework.func_graph import FuncGraph, unique_function_name
 from ..framework.ops import convert_to_tensor, get_default_graph
@@ -60,11 +62,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         if maximum_iterations is None:
             max_iter = array_ops.constant(-1, dtypes.int32, name="maximum_iterations")
         else:
-            max_iter = convert_to_tensor(maximum_iterations, name="maximum_iterations")
-            if max_iter.shape.ndims != 0:
-                raise ValueError(f"while_loop '{loop.label}': 'maximum_iterations' must be a scalar. Received shape: "
-                                 f"{max_iter.shape}")
-            max_iter = array_ops.cast(max_iter, dtypes.int32)
+            max_iter = while_checks.maximum_iterations(loop.label, maximum_iterations, int32_only=True)
         counter = array_ops.constant(0, dtypes.int32, name="loop_counter")
         cond_graph = _build_cond(g, scope, loop, cond, maximum_iterations is not None)
         body_graph = _build_body(g, scope, loop, body, cond_graph, swap_memory)
@@ -127,19 +125,10 @@ def _build_cond(g, scope, loop, cond, bounded):
     with cond_graph.as_default():
         counter, bound, loop_vars = _add_loop_arguments(cond_graph, loop.flat, loop.shapes)
         pred = cond(*loop.pack(loop_vars))
-        if isinstance(pred, bool) and bounded:
+        if isinstance(pred, (bool, np.bool_)) and bounded:
             pred = array_ops.constant(pred)  # maximum_iterations bounds the loop, as in TensorFlow
-        if isinstance(pred, bool):
-            raise TypeError(f"while_loop '{loop.label}': `cond` returned the Python bool {pred}; it must return a "
-                            f"boolean tensor computed from the loop variables.")
-        pred = convert_to_tensor(pred)
-        if pred.dtype != dtypes.bool_:
-            raise TypeError(f"while_loop '{loop.label}': `cond` must return a boolean tensor, but returned "
-                            f"{pred.name} of dtype {pred.dtype.name}.")
+        pred = while_checks.cond_predicate(loop.label, pred, squeeze=True)
         if pred.shape.ndims not in (None, 0):
-            if pred.shape.num_elements() != 1:
-                raise ValueError(f"while_loop '{loop.label}': `cond` must return a scalar, but returned {pred.name} "
-                                 f"of shape {pred.shape}.")
             pred = array_ops.reshape(pred, [])  # TensorFlow squeezes a [1] predicate
         if bounded:
             pred = math_ops.logical_and(math_ops.less(counter, bound), pred)
