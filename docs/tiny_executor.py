@@ -24,20 +24,37 @@ KERNELS = {"Switch": lambda x, pred: (None, x) if pred else (x, None),
 
 
 class Frame:
-    """One instance of a loop's frame. `iters`: iteration -> [{node: Inputs}, firings and child frames it owes]."""
+    """One instance of a loop's frame: made by the first Enter of a parent frame's iteration."""
 
     def __init__(self, name, parent, parent_iter, enters, parallel):
-        self.name, self.parent, self.parent_iter, self.enters = name, parent, parent_iter, enters
-        self.parallel, self.path = parallel, () if parent is None else parent.path + ((name, parent_iter),)
-        self.iters, self.newest, self.children = {0: [{}, 0]}, 0, {}  # children: (iteration, name) -> Frame
-        self.invariants, self.waiting, self.dead_exits = [], [], []  # constant Enters' tokens, held NextIterations
+        self.name, self.parent, self.parent_iter = name, parent, parent_iter
+        self.path = () if parent is None else parent.path + ((name, parent_iter),)
+        self.enters = enters  # how many Enters into it are still to fire
+        self.parallel = parallel  # parallel_iterations: how many iterations may run at once
+        self.iters = {0: Iteration()}  # the iterations not yet done
+        self.newest = 0  # the newest iteration started
+        self.children = {}  # (iteration, frame name) -> Frame
+        self.invariants = []  # the constant Enters' tokens, sent again into each new iteration
+        self.waiting = []  # NextIterations' tokens held back by parallel_iterations
+        self.dead_exits = []  # the newest iteration's dead Exits: sent to the parent when the frame is done
+
+
+class Iteration:
+    """One iteration of a frame instance: the tokens each node has received in it, and what it owes (the firings
+    it has queued and the child frames it has made) before it can be done."""
+
+    def __init__(self):
+        self.inputs = {}  # node -> Inputs
+        self.owed = 0
 
 
 class Inputs:
     """The tokens one node has received in one iteration."""
 
     def __init__(self, node):
-        self.values, self.merge, self.dead, self.live = [None] * len(node.inputs), node.type == "Merge", 0, False
+        self.values = [None] * len(node.inputs)
+        self.merge = node.type == "Merge"
+        self.dead, self.live = 0, False  # how many dead tokens came; whether a Merge has its live one
         self.pending = len(node.control_inputs) + (0 if self.merge else len(node.inputs))
 
     def add(self, slot, value, dead, from_enter):
@@ -57,10 +74,16 @@ class Inputs:
             self.values[slot], self.live = value, True
         if self.pending:
             return None
-        return False if self.live else (self.dead == len(self.values) or (slot is not None and from_enter)) or None
+        if self.live:
+            return False
+        if self.dead == len(self.values) or (slot is not None and from_enter):
+            return True  # dead when every input is, or at once on a dead token from an Enter
+        return None
 
 
 class TinyExecutor:
+    """Runs the graph that computes `fetches`, one node at a time, by the rules above."""
+
     def __init__(self, fetches, feeds, kernel_of):
         """`fetches`: tensors; `feeds`: {tensor: value}; `kernel_of(op)`: the op's kernel, a function of its inputs."""
         self.fetches, needed = list(fetches), needed_ops(fetches, [], set(feeds))
@@ -85,7 +108,7 @@ class TinyExecutor:
         [(node name, frame path, iteration, outputs or None when dead)]."""
         self.root, self.results, self.trace = Frame("", None, None, 0, 1), {}, []
         self.ready = deque((n, self.root, 0, False) for n in self.roots)
-        self.root.iters[0][1] = len(self.ready)
+        self.root.iters[0].owed = len(self.ready)
         with np.errstate(all="ignore"):
             while self.ready:
                 self.fire(*self.ready.popleft())
@@ -93,7 +116,7 @@ class TinyExecutor:
 
     def fire(self, node, frame, i, dead):
         """Compute one node and send its tokens on: Enter, Exit and NextIteration change their tag."""
-        inputs = frame.iters[i][0].pop(node, None)
+        inputs = frame.iters[i].inputs.pop(node, None)
         outputs = None if dead else self.kernels[node](*(inputs.values if inputs else []))
         self.trace.append((node.name, frame.path, i, outputs))
         kind = getattr(node, "type", "feed")
@@ -110,7 +133,7 @@ class TinyExecutor:
                 self.send(node, frame, i + 1 if i < frame.newest else self.next_iteration(frame), outputs, True)
         elif kind not in ("Exit", "NextIteration"):  # a dead Exit of an older iteration, a dead NextIteration: gone
             self.send(node, frame, i, outputs)
-        frame.iters[i][1] -= 1
+        frame.iters[i].owed -= 1
         self.done(frame, i)
 
     def enter(self, node, frame, i, outputs):
@@ -118,7 +141,7 @@ class TinyExecutor:
         name, constant, parallel = (node.get_attr(a) for a in ("frame_name", "is_constant", "parallel_iterations"))
         if (i, name) not in frame.children:
             frame.children[i, name] = Frame(name, frame, i, self.enters.count(name), parallel)
-            frame.iters[i][1] += 1  # the iteration owes the child frame's end
+            frame.iters[i].owed += 1  # the iteration owes the child frame's end
         child = frame.children[i, name]
         child.invariants += [(node, outputs)] if constant else []
         for j in list(child.iters) if constant else [0]:
@@ -132,10 +155,10 @@ class TinyExecutor:
         for port, dst, slot in self.outs[src]:
             value = None if outputs is None or port is None else outputs[port]
             dead = outputs is None if port is None else value is None
-            dst_dead = frame.iters[i][0].setdefault(dst, Inputs(dst)).add(slot, value, dead, from_enter)
+            dst_dead = frame.iters[i].inputs.setdefault(dst, Inputs(dst)).add(slot, value, dead, from_enter)
             if dst_dead is not None:
                 self.ready.append((dst, frame, i, dst_dead and dst.type != "ControlTrigger"))
-                frame.iters[i][1] += 1
+                frame.iters[i].owed += 1
         if outputs is not None and frame is self.root:
             self.results.update({t: outputs[t.value_index] for t in self.fetches if t is src or t.op is src})
         if check:
@@ -144,7 +167,9 @@ class TinyExecutor:
     def next_iteration(self, frame):
         """Start iteration newest+1: the NextIterations that waited for it, and the loop invariants."""
         frame.newest += 1
-        frame.iters[frame.newest], frame.dead_exits, waiting, frame.waiting = [{}, 0], [], frame.waiting, []
+        frame.iters[frame.newest] = Iteration()
+        frame.dead_exits = []  # only the newest iteration's dead Exits leave the frame
+        waiting, frame.waiting = frame.waiting, []
         for node, outputs in waiting + frame.invariants:
             self.send(node, frame, frame.newest, outputs)
         return frame.newest
@@ -152,7 +177,7 @@ class TinyExecutor:
     def done(self, frame, i):
         """If iteration `i` owes nothing, delete it and the finished ones after it, in order. A frame whose Enters
         have all fired and whose iterations are all gone is done: its dead Exits go to the parent."""
-        while i in frame.iters and frame.iters[i][1] == 0 and (i - 1 not in frame.iters if i else not frame.enters):
+        while i in frame.iters and frame.iters[i].owed == 0 and (i - 1 not in frame.iters if i else not frame.enters):
             del frame.iters[i]
             if frame.waiting:
                 self.next_iteration(frame)
@@ -162,5 +187,5 @@ class TinyExecutor:
         for node in frame.dead_exits:
             self.send(node, frame.parent, frame.parent_iter, None)
         del frame.parent.children[frame.parent_iter, frame.name]
-        frame.parent.iters[frame.parent_iter][1] -= 1
+        frame.parent.iters[frame.parent_iter].owed -= 1
         self.done(frame.parent, frame.parent_iter)

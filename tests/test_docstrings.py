@@ -1,5 +1,6 @@
 """Docstrings: every function the reading guide names, and every public function and public method of a public
-class in `cfnb/`, says why it is there and which TensorFlow function it mirrors (STYLE.md, issue 23).
+class in `cfnb/`, has one (issue 23). What it should say, why the function is there and which TensorFlow function
+it mirrors, is for a reader to check; this test checks that there is one to read.
 
 Functions are found with `ast`, never by importing, except to ask whether a method without a docstring of its
 own inherits one (`inspect.getdoc`: an override of a documented method, such as `WhileContext.IsWhileContext`,

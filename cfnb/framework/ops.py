@@ -448,7 +448,9 @@ class Graph(FeedFetchRules):
 
     # --- creating ops -----------------------------------------------------------------------
     def create_op(self, op_type, inputs, attrs=None, name=None, compute_device=True):
-        """Create an op named exactly `name` (made unique), run control-flow post-processing."""
+        """Create an op of `op_type` reading `inputs` (TensorFlow's `Graph._create_op_internal`). Its name is
+        `name` made unique in the graph, or the op type made unique; a name ending in "/" (a name scope's own
+        name) is taken as it is. It is placed by the current device scope, then `_add_op` registers it."""
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Input to {op_type} must be a Tensor, got {t!r}")

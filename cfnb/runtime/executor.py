@@ -337,6 +337,10 @@ class ExecutorState:
 
     # --- frames and iterations ---------------------------------------------------------------
     def _find_or_create_child_frame(self, frame, it, item):
+        """The frame instance an Enter of `frame`'s iteration `it` feeds (TensorFlow's
+        `PropagatorState::FindOrCreateChildFrame`): one per (parent iteration, frame name), so each outer iteration
+        runs a fresh inner loop. Made by its first Enter, it counts as outstanding in the parent iteration until
+        `_maybe_frame_done` deletes it."""
         key = (it.iter_num, item.frame_name)
         child = frame.children.get(key)
         if child is None:

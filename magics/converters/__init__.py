@@ -1,9 +1,9 @@
 """A cell of ordinary Python, converted into code that builds a cfnb graph: AutoGraph's converters, one
 module per construct, each a pass over the cell's AST that writes its code from a template (templates.py).
 
-The passes run in this order (`CONVERTERS`), each seeing the code the earlier ones made:
+First `unsupported.check` refuses, with its line, what a graph cannot hold. Then the passes run in this order
+(`CONVERTERS`), each seeing the code the earlier ones made:
 
-  unsupported       what a graph cannot hold is refused with its line
   item_assignment   a[k] = v           ->  a = __cf.setitem(a, k, v, line)
   list_append       xs.append(v)       ->  xs = __cf.append(xs, v, line)
   for_loops         for x in xs: ...   ->  a `while` over a hidden counter
@@ -17,7 +17,9 @@ The passes run in this order (`CONVERTERS`), each seeing the code the earlier on
   lines             __cf.at(line) before every statement
   while_loops       while: ...         ->  cond and body functions, __cf.while_stmt(...)
   if_statements     if: ... else: ...  ->  two branch functions, __cf.if_stmt(...)
-  cell_function     the whole cell     ->  def __cfnb_cell__(__ns, __cf, __names): ...
+
+and last `cell_function` wraps the whole cell into `def __cfnb_cell__(__ns, __cf, __names): ...` (in
+`_converted`, after `convert`).
 
 `__cf` is the cell's runtime (operators/): each `__cf.name` is one of its operators. The converters share
 what they know through the converted code and one Context (context.py).
