@@ -134,6 +134,27 @@ def test_generated_source_is_readable_python():
     assert "while True:" in schedule.source and "def run_root(feeds" in schedule.source
 
 
+def test_a_long_signature_is_wrapped_so_the_printed_source_fits_a_page():
+    """A frame's constants are default arguments of its function; past SOURCE_WIDTH (76) columns its `def` goes on
+    over lines aligned after the parenthesis, and the code still runs and still names a failing node by its line."""
+    def body(*xs):
+        return [x + float(k + 1) for k, x in enumerate(xs)]
+    r = tf.while_loop(lambda *xs: xs[0] < 3.0, body, [tf.constant(0.0)] * 6)
+    meta = tf.RunMetadata()
+    assert tf.Session().run(r, run_metadata=meta) == [3.0, 6.0, 9.0, 12.0, 15.0, 18.0]
+    source = meta.static_schedule.source
+    head = re.search(r"^def frame_\d+\(.*?\):$", source, re.M | re.S).group(0).split("\n")
+    assert len(head) > 1 and all(len(line) <= 76 for line in head)
+    assert all(line.startswith(" " * head[0].index("(") + " ") for line in head[1:])
+
+    ta = tf.TensorArray(tf.float32, size=2)
+    out = tf.while_loop(lambda i, ta, *xs: i < 3, lambda i, ta, *xs: (i + 1, ta.write(i, 1.0), *body(*xs)),
+                        [0, ta] + [tf.constant(0.0)] * 6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"(?s)Tried to write to index 2.*while_1/TensorArrayWrite"
+                                                              r".*frame 'while_1/while_context', iteration 2"):
+        run(out[1].stack(), static=True)
+
+
 def test_loop_invariant_dead_while_loop_variables_live():
     """A loop reads a tensor from the untaken side of a Switch (a constant Enter whose input is dead) only through
     a Merge that also has a live input, as TensorFlow's tf.hessians-through-cond graph does: the loop still runs

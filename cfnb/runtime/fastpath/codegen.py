@@ -9,6 +9,7 @@ inline (inline_kernels.py), well-formed conds become an `if`/`else` (cond_to_if.
 input dies with them may write into it (buffer_forwarding.py). A line that calls a kernel ends with `# @<node id>`,
 which is how a failure is located: nothing is recorded while all goes well.
 """
+import textwrap
 from functools import partial
 
 import numpy as np
@@ -20,6 +21,10 @@ from ..graph_compiler import ENTER, EXIT, FEED, MERGE, NEXT, NORMAL, RETVAL, ROO
 from . import buffer_forwarding, cond_to_if, inline_kernels
 from .frame_graph import FrameGraph
 from .loop_form import NotStatic, analyse_loop
+
+# How wide a `def` line of the generated source may be: printed (`StaticSchedule.source`, chapter 04), it fits a
+# notebook's output and the course site's page.
+SOURCE_WIDTH = 76
 
 
 class _Dead:
@@ -469,7 +474,7 @@ class Codegen:
         if merges:
             code.append(f"        {', '.join(f'm{m.id}' for m in merges)}, = {', '.join(r for r, _ in next_values)},")
         code.append("        _iters[-1] += 1")
-        code.append("        if _cancelled: _cancelled.check()  # Session.close() (schedule.py)")
+        code.append("        if _cancelled: _cancelled.check()  # Session.close() stops here")
         return code
 
     def emit_def(self, fn, params, defaults, body):
@@ -480,7 +485,9 @@ class Codegen:
         for n in names:
             self.namespace[f"{fn}__{n}"] = defaults[n]
         sig = ", ".join(params + [f"{n}={fn}__{n}" for n in names])
-        self.lines.append(f"def {fn}({sig}):")
+        head = f"def {fn}("  # a long signature goes on over aligned lines, so the printed source fits a page
+        self.lines += textwrap.wrap(f"{head}{sig}):", width=SOURCE_WIDTH, subsequent_indent=" " * len(head),
+                                    break_long_words=False, break_on_hyphens=False)
         self.lines.extend(body)
         self.lines.append("")
 
