@@ -1,4 +1,5 @@
-"""Shared fixtures: every test starts on a fresh default graph with control flow v1.
+"""Shared fixtures: every test starts on a fresh default graph with control flow v1, and one that takes `mode` runs
+once in each form (v1, v2).
 
 Also how `make test` spreads the suite over pytest-xdist workers (`-n auto` in the Makefile: a worker per CPU, the
 repository root's conftest.py): tests go one by one to
@@ -88,6 +89,14 @@ def _fresh_graph():
     cfnb.reset_default_graph()
     yield
     cfnb.disable_control_flow_v2()
+
+
+@pytest.fixture(params=["v1", "v2"])
+def mode(request):
+    """Run the test once with control flow v1 and once with v2; `_fresh_graph` puts v1 back afterwards."""
+    if request.param == "v2":
+        cfnb.enable_control_flow_v2()
+    return request.param
 
 
 @pytest.fixture

@@ -192,16 +192,13 @@ def test_initial_shape_incompatible_with_invariant():
                       [i.shape, tf.TensorShape([5])])
 
 
-@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 @pytest.mark.parametrize("pred,error,pattern", [
     (lambda x: x, TypeError, "`cond` must return a boolean tensor, but returned .* of dtype float32"),
     (lambda x: tf.ones([2], tf.bool), ValueError, r"`cond` must return a scalar, .* of shape \(2,\)"),
     (lambda x: True, TypeError, "`cond` returned the Python bool True"),
     (lambda x: np.bool_(False), TypeError, "`cond` returned the Python bool False"),
 ])
-def test_bad_loop_predicates_get_one_message_in_both_forms(v2, pred, error, pattern):
-    if v2:
-        tf.enable_control_flow_v2()
+def test_bad_loop_predicates_get_one_message_in_both_forms(mode, pred, error, pattern):
     with pytest.raises(error, match=f"while_loop 'while'.*{pattern}"):
         tf.while_loop(pred, lambda x: x + 1.0, [tf.constant(1.0)])
 
@@ -217,7 +214,6 @@ def test_a_one_element_predicate_is_squeezed_in_v2_and_refused_by_v1s_loop_cond(
     assert tf.Session().run(r) == 3.0
 
 
-@pytest.mark.parametrize("v2", [False, True], ids=["v1", "v2"])
 @pytest.mark.parametrize("kwargs,error,pattern", [
     ({"parallel_iterations": 0}, TypeError, "'parallel_iterations' must be a positive integer"),
     ({"maximum_iterations": [2, 3]}, ValueError, "'maximum_iterations' must be a scalar"),
@@ -226,9 +222,7 @@ def test_a_one_element_predicate_is_squeezed_in_v2_and_refused_by_v1s_loop_cond(
     ({"maximum_iterations": 2.5}, TypeError, "'maximum_iterations' must be an integer, got float32"),
     ({"maximum_iterations": np.float64(2.0)}, TypeError, "'maximum_iterations' must be an integer, got float64"),
 ])
-def test_bad_loop_arguments(v2, kwargs, error, pattern):
-    if v2:
-        tf.enable_control_flow_v2()
+def test_bad_loop_arguments(mode, kwargs, error, pattern):
     with pytest.raises(error, match=pattern):
         tf.while_loop(lambda x: x < 3, lambda x: x + 1, [0], **kwargs)
 

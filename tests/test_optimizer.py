@@ -48,14 +48,6 @@ def config(rewrite, **kwargs):
     return cfnb.ConfigProto(graph_options=cfnb.GraphOptions(rewrite_options=rewrite), **kwargs)
 
 
-@pytest.fixture(params=["v1", "v2"])
-def mode(request):
-    was = cfnb.control_flow_v2_enabled()
-    (cfnb.enable_control_flow_v2 if request.param == "v2" else cfnb.disable_control_flow_v2)()
-    yield request.param
-    (cfnb.enable_control_flow_v2 if was else cfnb.disable_control_flow_v2)()
-
-
 def rewrites(graph, fetches, feeds=(), rewrite=ALL_ON, memory_limit=None):
     """{pass: what it did} for the graph a Session runs (lowered first when it has functional ops), on a device
     with `memory_limit` bytes (None: no limit)."""

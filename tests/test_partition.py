@@ -50,12 +50,6 @@ def counts_of(partition_graphs):
     return out
 
 
-@pytest.fixture(params=["v1", "v2"])
-def mode(request):
-    (tf.enable_control_flow_v2 if request.param == "v2" else tf.disable_control_flow_v2)()
-    return request.param
-
-
 # --- TensorFlow's partitions of the whitepaper's examples ------------------------------------------
 @pytest.mark.parametrize("name", list(partition_programs.PROGRAMS))
 def test_partitions_match_tensorflow(name, mode):
